@@ -1,0 +1,39 @@
+"""The small error vocabulary raised at sparkledock's edges.
+
+Every error carries a one-line message that names the file, line, residue or atom at fault,
+so the CLI can print it as is and exit non-zero.
+"""
+
+from __future__ import annotations
+
+
+class SparkledockError(Exception):
+    """Base class of every error sparkledock raises on bad input."""
+
+
+class InputFileError(SparkledockError):
+    """A file is missing, empty, unreadable or malformed."""
+
+
+class UnsupportedAtomError(SparkledockError):
+    """A residue or atom that the scoring function has no parameters for."""
+
+
+class RestraintError(SparkledockError):
+    """A restraint is malformed or names a residue that is not in the structure."""
+
+
+class PoseError(SparkledockError):
+    """Poses have the wrong shape or hold non-finite numbers."""
+
+
+class SparkledockWarning(UserWarning):
+    """Base class of sparkledock's warnings."""
+
+
+class HeteroGroupWarning(SparkledockWarning):
+    """Hetero groups (ligands, cofactors, ions) were dropped from a structure."""
+
+
+class SkippedAtomWarning(SparkledockWarning):
+    """Atoms unknown to the scoring function were skipped at the user's request."""

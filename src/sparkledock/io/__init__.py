@@ -1,0 +1,1 @@
+"""Readers and writers for LightDock's file formats."""

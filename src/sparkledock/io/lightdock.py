@@ -1,0 +1,142 @@
+"""LightDock setup directories and pose files.
+
+A setup directory holds ``setup.json``, the parsed structures ``lightdock_<name>.pdb``, their
+normal-mode masks ``lightdock_<stem>_mask.npy``, the modes ``lightdock_rec.nm.npy`` and
+``lightdock_lig.nm.npy`` and ``init/initial_positions_<swarm>.dat``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputFileError, PoseError
+from ..fileutil import atomic_write_text
+from ..partner import Partner
+from ..pose import PoseLayout
+from ..structure import centred, clean, read_structure
+
+SETUP_FILE = "setup.json"
+REC_MODES_FILE = "lightdock_rec.nm.npy"
+LIG_MODES_FILE = "lightdock_lig.nm.npy"
+
+
+@dataclass(frozen=True)
+class DockingSetup:
+    """What a LightDock setup directory describes: two partners and the pose layout."""
+
+    path: Path
+    receptor: Partner
+    ligand: Partner
+    layout: PoseLayout
+    config: dict
+
+
+def _load_npy(path: Path) -> np.ndarray:
+    if not path.is_file():
+        raise InputFileError(f"{path}: no such file")
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise InputFileError(f"{path}: not a readable .npy array ({exc})") from None
+
+
+def _load_partner(
+    setup_dir: Path, pdb_name: str, modes_file: str, n_modes: int, config: dict
+) -> Partner:
+    base = Path(pdb_name).name
+    pdb = setup_dir / f"lightdock_{base}"
+    atoms = clean(
+        read_structure(pdb),
+        remove_hydrogens=bool(config.get("noh", False)),
+        remove_water=bool(config.get("now", False)),
+        remove_oxt=bool(config.get("noxt", True)),
+        source=str(pdb),
+    )
+    atoms = centred(atoms)
+    if n_modes == 0:
+        return Partner.rigid(atoms)
+    mask = _load_npy(setup_dir / f"lightdock_{Path(base).stem}_mask.npy").astype(bool)
+    if mask.shape != (len(atoms),):
+        raise InputFileError(
+            f"{setup_dir / f'lightdock_{Path(base).stem}_mask.npy'}: mask has {mask.shape[0]} "
+            f"entries but {pdb} has {len(atoms)} atoms"
+        )
+    modes = _load_npy(setup_dir / modes_file).astype(np.float64)
+    if modes.ndim != 3 or modes.shape[1:] != (int(mask.sum()), 3) or modes.shape[0] < n_modes:
+        raise InputFileError(
+            f"{setup_dir / modes_file}: expected at least {n_modes} modes of shape "
+            f"({int(mask.sum())}, 3), got {modes.shape}"
+        )
+    return Partner(atoms, np.ascontiguousarray(modes[:n_modes]), mask)
+
+
+def load_setup(setup_dir: str | os.PathLike[str]) -> DockingSetup:
+    """Load a LightDock 0.9.4 setup directory (receptor, ligand, modes, masks).
+
+    Structures are read from the ``lightdock_*.pdb`` files that setup wrote, cleaned by the
+    setup's flags and centred, exactly as LightDock's simulation prepares them.
+
+    Raises:
+        InputFileError: a file is missing or inconsistent (the message names it).
+    """
+    setup_dir = Path(setup_dir)
+    if not setup_dir.is_dir():
+        raise InputFileError(f"{setup_dir}: no such setup directory")
+    setup_json = setup_dir / SETUP_FILE
+    if not setup_json.is_file():
+        raise InputFileError(f"{setup_json}: no such file (not a LightDock setup directory?)")
+    try:
+        config = json.loads(setup_json.read_text())
+    except json.JSONDecodeError as exc:
+        raise InputFileError(f"{setup_json}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+    for key in ("receptor_pdb", "ligand_pdb"):
+        if key not in config:
+            raise InputFileError(f"{setup_json}: missing key {key!r}")
+    use_anm = bool(config.get("use_anm", False))
+    n_rec = int(config.get("anm_rec", 0)) if use_anm else 0
+    n_lig = int(config.get("anm_lig", 0)) if use_anm else 0
+    receptor = _load_partner(setup_dir, config["receptor_pdb"], REC_MODES_FILE, n_rec, config)
+    ligand = _load_partner(setup_dir, config["ligand_pdb"], LIG_MODES_FILE, n_lig, config)
+    return DockingSetup(setup_dir, receptor, ligand, PoseLayout(n_rec, n_lig), config)
+
+
+def read_poses(path: str | os.PathLike[str], layout: PoseLayout) -> np.ndarray:
+    """Read poses, one per line, whitespace separated (the ``initial_positions`` format).
+
+    Blank lines and ``#`` comments are skipped.
+
+    Raises:
+        InputFileError: the file is missing or empty.
+        PoseError: a line has the wrong count of numbers or a non-number (names the line).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputFileError(f"{path}: no such poses file")
+    rows: list[list[float]] = []
+    for lineno, raw in enumerate(path.read_text().splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        fields = line.split()
+        if len(fields) != layout.size:
+            raise PoseError(
+                f"{path}:{lineno}: expected {layout.size} numbers per pose, got {len(fields)}"
+            )
+        try:
+            rows.append([float(v) for v in fields])
+        except ValueError:
+            raise PoseError(f"{path}:{lineno}: not a number in {raw.strip()!r}") from None
+    if not rows:
+        raise InputFileError(f"{path}: no poses found")
+    return layout.validate(np.array(rows), source=str(path))
+
+
+def write_poses(path: str | os.PathLike[str], poses: np.ndarray) -> None:
+    """Write poses in LightDock's ``initial_positions`` format (9 decimals)."""
+    text = "".join(" ".join(f"{v:.9f}" for v in row) + "\n" for row in np.atleast_2d(poses))
+    atomic_write_text(path, text)

@@ -1,0 +1,86 @@
+"""LightDock restraint files: ``R A.ILE.16 [A|P|B]`` and ``L B.LYS.7`` lines.
+
+Only active restraints enter the score (as in LightDock); passive ones guide swarm placement
+and blocked ones exclude swarms, both used by setup.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InputFileError, RestraintError
+
+KINDS = {"A": "active", "P": "passive", "B": "blocked"}
+
+
+@dataclass
+class SideRestraints:
+    """Residue identifiers (``chain.resname.number[ins]``) of one partner, by kind."""
+
+    active: list[str] = field(default_factory=list)
+    passive: list[str] = field(default_factory=list)
+    blocked: list[str] = field(default_factory=list)
+
+    def add(self, kind: str, residue: str) -> None:
+        """Add a residue unless it is already listed as active or passive (LightDock's rule)."""
+        if residue in self.active or residue in self.passive:
+            return
+        if residue not in getattr(self, kind):
+            getattr(self, kind).append(residue)
+
+
+@dataclass
+class Restraints:
+    """Restraints of a docking run, for the receptor and the ligand."""
+
+    receptor: SideRestraints = field(default_factory=SideRestraints)
+    ligand: SideRestraints = field(default_factory=SideRestraints)
+    source: str = "restraints"
+
+
+def parse_residue_id(token: str) -> str:
+    """Normalise ``A.ILE.16`` / ``a.ile.16b`` to LightDock's ``A.ILE.16B`` form."""
+    parts = token.split(".")
+    if len(parts) != 3 or not parts[0] or not parts[1]:
+        raise ValueError(token)
+    chain, resname, number = parts[0][0].upper(), parts[1][:3].upper(), parts[2]
+    insertion = ""
+    if number and number[-1].isalpha():
+        number, insertion = number[:-1], number[-1].upper()
+    return f"{chain}.{resname}.{int(number)}{insertion}"
+
+
+def read_restraints(path: str | os.PathLike[str]) -> Restraints:
+    """Read a LightDock restraints file.
+
+    Blank lines and lines starting with ``#`` are ignored; any other line must be
+    ``R|L CHAIN.RESNAME.NUMBER[INSERTION] [A|P|B]``.
+
+    Raises:
+        InputFileError: the file is missing or unreadable.
+        RestraintError: a line is malformed (the message names file and line).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputFileError(f"{path}: no such restraints file")
+    result = Restraints(source=str(path))
+    for lineno, raw in enumerate(path.read_text().splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        fields = line.split()
+        where = f"{path}:{lineno}"
+        if fields[0] not in ("R", "L") or len(fields) not in (2, 3):
+            raise RestraintError(f"{where}: expected 'R|L CHAIN.RES.NUM [A|P|B]', got {raw!r}")
+        try:
+            residue = parse_residue_id(fields[1])
+        except ValueError:
+            raise RestraintError(f"{where}: malformed residue {fields[1]!r}") from None
+        kind = KINDS.get(fields[2][0].upper()) if len(fields) == 3 else "active"
+        if kind is None:
+            raise RestraintError(f"{where}: restraint kind must be A, P or B, got {fields[2]!r}")
+        side = result.receptor if fields[0] == "R" else result.ligand
+        side.add(kind, residue)
+    return result

@@ -1,0 +1,37 @@
+"""Hot loops, one module per backend; :func:`get_kernel` is the one place a backend is chosen.
+
+Every backend of a scoring function has the signature ``kernel(model, poses, *, threads)``
+and returns the same numbers (tests hold them to bit equality).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import import_module
+
+import numpy as np
+
+#: (scoring function, backend) → "module:function", imported on first use.
+_KERNELS: dict[tuple[str, str], str] = {
+    ("dfire", "numba"): "sparkledock.kernels.dfire_numba:score_poses",
+    ("dfire", "numpy"): "sparkledock.kernels.dfire_numpy:score_poses",
+}
+
+BACKENDS = ("numba", "numpy")
+
+
+def get_kernel(scoring: str, backend: str) -> Callable[..., np.ndarray]:
+    """Return the scoring kernel of ``scoring`` for ``backend``.
+
+    Raises:
+        ValueError: no such combination.
+    """
+    try:
+        target = _KERNELS[(scoring, backend)]
+    except KeyError:
+        known = ", ".join(sorted({b for s, b in _KERNELS if s == scoring})) or "none"
+        raise ValueError(
+            f"no {backend!r} backend for scoring {scoring!r} (available: {known})"
+        ) from None
+    module, func = target.split(":")
+    return getattr(import_module(module), func)

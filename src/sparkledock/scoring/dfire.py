@@ -1,0 +1,358 @@
+"""DFIRE scoring as LightDock 0.9.4's ``fastdfire`` computes it.
+
+Liu, Zhang, Zhou & Zhou, "A physical reference state unifies the structure-derived potential
+of mean force for protein folding and binding", Proteins 56:93-101 (2004). The table ships
+with sparkledock (``data/dfire.f64.xz``) as distributed with LightDock 0.9.4.
+
+For every receptor atom i and ligand atom j with squared distance ``d2 <= 225``:
+``k = trunc(2·sqrt(d2) − 1)``, ``E += table[type_i, type_j, DIST_TO_BINS[k] − 1]``; the score
+is ``(E·0.0157 − 4.7)·(−1)`` (larger is better). With restraints, ``S + p_rec·S + p_lig·S −
+999·p_membrane`` where ``p`` is the fraction of active restraint residues with an atom in the
+interface.
+
+LightDock quirks, reproduced when ``lightdock_compat=True`` (the default):
+
+* Interface atoms are those in pairs with ``k <= 3`` (LightDock compares the truncated bin
+  index ``k`` with its 3.9 Å cutoff), i.e. closer than 2.5 Å. Without compat: ``d <= 3.9 Å``.
+* A pair at exactly 15 Å gets ``k = 29`` and bin 20, one past the 20-bin row; LightDock's flat
+  index then reads the next row's first value (``table[a, b + 1, 0]``, or ``table[a + 1, 0,
+  0]`` when ``b`` is the last type). Without compat: such a pair uses the last bin (19).
+
+Always (not a switch): pairs closer than 0.5 Å have ``2·d − 1 < 0``; C truncation gives
+``k = 0`` for ``0 < d < 0.5`` and undefined behaviour at ``d = 0``; sparkledock uses bin 0 for
+all of them. TRP's side-chain types follow LightDock's effective mapping (its residue-atom
+matrix), which differs from the names in its own type list for CE2/NE1/CZ3/CH2/CZ2.
+"""
+
+from __future__ import annotations
+
+import lzma
+import warnings
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+import numpy as np
+
+from ..errors import RestraintError, SkippedAtomWarning, UnsupportedAtomError
+from ..io.restraints import Restraints
+from ..partner import Partner
+from ..pose import PoseLayout
+from ..spatial import DEFAULT_TILE_SIZE, Tiles, build_tiles
+
+DFIRE_CUTOFF_A = 15.0
+DFIRE_CUTOFF2 = DFIRE_CUTOFF_A * DFIRE_CUTOFF_A
+N_TYPES = 168
+N_BINS = 20
+ENERGY_SCALE = 0.0157
+ENERGY_OFFSET = 4.7
+MEMBRANE_PENALTY = 999.0
+INTERFACE_CUTOFF_A = 3.9
+#: LightDock's ``k <= 3.9`` test on the truncated index k means k <= 3.
+LIGHTDOCK_INTERFACE_K_MAX = 3
+MEMBRANE_RESIDUE = "MMB"
+
+#: LightDock's distance → DFIRE bin table (1-based bins), indexed by k = trunc(2d − 1).
+DIST_TO_BINS = np.array(
+    [
+        1,
+        1,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        9,
+        10,
+        11,
+        12,
+        13,
+        14,
+        14,
+        15,
+        15,
+        16,
+        16,
+        17,
+        17,
+        18,
+        18,
+        19,
+        19,
+        20,
+        20,
+        21,
+        21,
+        22,
+        22,
+        23,
+        23,
+        24,
+        24,
+        25,
+        25,
+        26,
+        26,
+        27,
+        27,
+        28,
+        28,
+        29,
+        29,
+        30,
+        30,
+        31,
+    ],
+    dtype=np.int64,
+)
+#: Largest k a pair within the cutoff can have (d = 15 Å → k = 29).
+K_MAX = 29
+
+#: Atom names of each residue in DFIRE type order; types are numbered consecutively through
+#: this table (CYS N = 0 ... MMB BJ = 167), which is the order of the DCparams file.
+RESIDUE_ATOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("CYS", ("N", "CA", "C", "O", "CB", "SG")),
+    ("MET", ("N", "CA", "C", "O", "CB", "CG", "SD", "CE")),
+    ("PHE", ("N", "CA", "C", "O", "CB", "CG", "CD1", "CD2", "CE1", "CE2", "CZ")),
+    ("ILE", ("N", "CA", "C", "O", "CB", "CG1", "CG2", "CD1")),
+    ("LEU", ("N", "CA", "C", "O", "CB", "CG", "CD1", "CD2")),
+    ("VAL", ("N", "CA", "C", "O", "CB", "CG1", "CG2")),
+    (
+        "TRP",
+        ("N", "CA", "C", "O", "CB", "CG", "CD1", "CD2", "CE2", "NE1", "CE3", "CZ3", "CH2", "CZ2"),
+    ),
+    ("TYR", ("N", "CA", "C", "O", "CB", "CG", "CD1", "CD2", "CE1", "CE2", "CZ", "OH")),
+    ("ALA", ("N", "CA", "C", "O", "CB")),
+    ("GLY", ("N", "CA", "C", "O")),
+    ("THR", ("N", "CA", "C", "O", "CB", "OG1", "CG2")),
+    ("SER", ("N", "CA", "C", "O", "CB", "OG")),
+    ("GLN", ("N", "CA", "C", "O", "CB", "CG", "CD", "OE1", "NE2")),
+    ("ASN", ("N", "CA", "C", "O", "CB", "CG", "OD1", "ND2")),
+    ("GLU", ("N", "CA", "C", "O", "CB", "CG", "CD", "OE1", "OE2")),
+    ("ASP", ("N", "CA", "C", "O", "CB", "CG", "OD1", "OD2")),
+    ("HIS", ("N", "CA", "C", "O", "CB", "CG", "ND1", "CD2", "CE1", "NE2")),
+    ("ARG", ("N", "CA", "C", "O", "CB", "CG", "CD", "NE", "CZ", "NH1", "NH2")),
+    ("LYS", ("N", "CA", "C", "O", "CB", "CG", "CD", "CE", "NZ")),
+    ("PRO", ("N", "CA", "C", "O", "CB", "CG", "CD")),
+    (MEMBRANE_RESIDUE, ("BJ",)),
+)
+
+ATOM_TYPE: dict[tuple[str, str], int] = {
+    (res, atom): i
+    for i, (res, atom) in enumerate((res, atom) for res, atoms in RESIDUE_ATOMS for atom in atoms)
+}
+KNOWN_RESIDUES = frozenset(res for res, _ in RESIDUE_ATOMS)
+
+
+@cache
+def dfire_table() -> np.ndarray:
+    """The DFIRE potential, (168, 168, 20) float64, read once from the packaged data."""
+    raw = lzma.decompress(resources.files("sparkledock").joinpath("data/dfire.f64.xz").read_bytes())
+    tri = np.frombuffer(raw, dtype="<f8").reshape(-1, N_BINS)
+    rows, cols = np.triu_indices(N_TYPES)
+    if len(tri) != len(rows):
+        raise RuntimeError("packaged DFIRE table is corrupt (wrong size)")
+    table = np.empty((N_TYPES, N_TYPES, N_BINS))
+    table[rows, cols] = tri
+    table[cols, rows] = tri
+    table.setflags(write=False)
+    return table
+
+
+def padded_table(lightdock_compat: bool = True) -> np.ndarray:
+    """(168, 168, 21) table whose extra bin 20 holds what a pair at exactly 15 Å scores.
+
+    With compat, bin 20 is what LightDock's flat index ``a·3360 + b·20 + 20`` reads (the next
+    row's first value; 0 past the end, where LightDock itself would fail). Without, the last
+    bin is repeated.
+    """
+    base = dfire_table()
+    out = np.empty((N_TYPES, N_TYPES, N_BINS + 1))
+    out[:, :, :N_BINS] = base
+    if lightdock_compat:
+        flat = np.concatenate([base.ravel(), [0.0]])
+        idx = np.arange(N_TYPES * N_TYPES) * N_BINS + N_BINS
+        out[:, :, N_BINS] = flat[idx].reshape(N_TYPES, N_TYPES)
+    else:
+        out[:, :, N_BINS] = base[:, :, N_BINS - 1]
+    return out
+
+
+def atom_types(
+    partner: Partner, *, source: str = "structure", skip_unknown: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """DFIRE type of every atom and a mask of the atoms kept.
+
+    Raises:
+        UnsupportedAtomError: an atom or residue DFIRE has no type for (unless
+            ``skip_unknown``, which drops such atoms with a :class:`SkippedAtomWarning`).
+    """
+    atoms = partner.atoms
+    types = np.array(
+        [ATOM_TYPE.get((r, a), -1) for r, a in zip(atoms.res_name, atoms.atom_name, strict=True)],
+        dtype=np.int64,
+    )
+    unknown = types < 0
+    if unknown.any():
+        i = int(np.flatnonzero(unknown)[0])
+        what = (
+            f"atom {atoms.atom_name[i]} of residue"
+            if atoms.res_name[i] in KNOWN_RESIDUES
+            else "residue"
+        )
+        where = f"chain {atoms.chain[i]} {atoms.res_name[i]} {atoms.res_seq[i]}{atoms.ins_code[i]}"
+        if not skip_unknown:
+            raise UnsupportedAtomError(
+                f"{source}: DFIRE has no type for {what} {where} (atom {atoms.atom_name[i]}); "
+                f"{int(unknown.sum())} such atoms in all (use skip_unknown / --skip-unknown to "
+                "drop them)"
+            )
+        warnings.warn(
+            f"{source}: skipped {int(unknown.sum())} atoms unknown to DFIRE, first {where} "
+            f"{atoms.atom_name[i]}",
+            SkippedAtomWarning,
+            stacklevel=3,
+        )
+    return types, ~unknown
+
+
+def _subset(partner: Partner, keep: np.ndarray) -> Partner:
+    """The partner restricted to atoms in ``keep`` (modes follow their atoms)."""
+    if keep.all():
+        return partner
+    masked_keep = keep[partner.mask]
+    return Partner(partner.atoms.select(keep), partner.modes[:, masked_keep, :], partner.mask[keep])
+
+
+def _residue_groups(residue_ids: np.ndarray, wanted: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Per atom, the index into ``wanted`` of its residue, or −1; and residues not found."""
+    index = {rid: i for i, rid in enumerate(wanted)}
+    groups = np.array([index.get(r, -1) for r in residue_ids], dtype=np.int64)
+    found = set(groups[groups >= 0].tolist())
+    missing = [rid for i, rid in enumerate(wanted) if i not in found]
+    return groups, missing
+
+
+@dataclass(frozen=True)
+class DFIREModel:
+    """Everything a DFIRE kernel needs, as arrays (built by :meth:`DFIRE.prepare`)."""
+
+    layout: PoseLayout
+    rec_xyz: np.ndarray
+    rec_types: np.ndarray
+    rec_modes: np.ndarray
+    rec_tiles: Tiles
+    lig_xyz: np.ndarray
+    lig_types: np.ndarray
+    lig_modes: np.ndarray
+    lig_tiles: Tiles
+    table: np.ndarray
+    bins: np.ndarray
+    iface_kmax: int
+    iface_d2max: float
+    rec_restraint_group: np.ndarray
+    n_rec_restraints: int
+    lig_restraint_group: np.ndarray
+    n_lig_restraints: int
+    membrane_group: np.ndarray
+    n_membrane: int
+    lightdock_compat: bool
+
+
+class DFIRE:
+    """LightDock's ``fastdfire`` scoring function: prepare once, score batches of poses."""
+
+    name = "dfire"
+
+    def prepare(
+        self,
+        receptor: Partner,
+        ligand: Partner,
+        restraints: Restraints | None = None,
+        *,
+        lightdock_compat: bool = True,
+        skip_unknown: bool = False,
+        tile_size: int = DEFAULT_TILE_SIZE,
+        names: tuple[str, str] = ("receptor", "ligand"),
+    ) -> DFIREModel:
+        """Type atoms, resolve restraints and build tiles for a receptor–ligand pair.
+
+        Raises:
+            UnsupportedAtomError: an atom DFIRE does not know (see ``skip_unknown``).
+            RestraintError: an active restraint names a residue absent from its partner.
+        """
+        rec_types, rec_keep = atom_types(receptor, source=names[0], skip_unknown=skip_unknown)
+        lig_types, lig_keep = atom_types(ligand, source=names[1], skip_unknown=skip_unknown)
+        receptor, ligand = _subset(receptor, rec_keep), _subset(ligand, lig_keep)
+        rec_types, lig_types = rec_types[rec_keep], lig_types[lig_keep]
+
+        rec_ids = receptor.atoms.residue_ids()
+        lig_ids = ligand.atoms.residue_ids()
+        groups = []
+        for side, ids, name in (("receptor", rec_ids, names[0]), ("ligand", lig_ids, names[1])):
+            wanted = list(getattr(restraints, side).active) if restraints else []
+            group, missing = _residue_groups(ids, wanted)
+            if missing:
+                raise RestraintError(
+                    f"{restraints.source}: {side} restraint {missing[0]} not found in {name}"
+                )
+            groups.append((group, len(wanted)))
+        membrane_ids = sorted(set(rec_ids[receptor.atoms.res_name == MEMBRANE_RESIDUE]))
+        membrane_group, _ = _residue_groups(rec_ids, membrane_ids)
+
+        rec_modes = receptor.full_modes()
+        lig_modes = ligand.full_modes()
+        return DFIREModel(
+            layout=PoseLayout(receptor.n_modes, ligand.n_modes),
+            rec_xyz=np.ascontiguousarray(receptor.atoms.coords),
+            rec_types=rec_types,
+            rec_modes=rec_modes,
+            rec_tiles=build_tiles(receptor.atoms.coords, rec_modes, tile_size),
+            lig_xyz=np.ascontiguousarray(ligand.atoms.coords),
+            lig_types=lig_types,
+            lig_modes=lig_modes,
+            lig_tiles=build_tiles(ligand.atoms.coords, lig_modes, tile_size),
+            table=padded_table(lightdock_compat),
+            bins=(DIST_TO_BINS[: K_MAX + 1] - 1).astype(np.int64),
+            iface_kmax=LIGHTDOCK_INTERFACE_K_MAX if lightdock_compat else K_MAX,
+            iface_d2max=np.inf if lightdock_compat else INTERFACE_CUTOFF_A**2,
+            rec_restraint_group=groups[0][0],
+            n_rec_restraints=groups[0][1],
+            lig_restraint_group=groups[1][0],
+            n_lig_restraints=groups[1][1],
+            membrane_group=membrane_group,
+            n_membrane=len(membrane_ids),
+            lightdock_compat=lightdock_compat,
+        )
+
+    def score(
+        self,
+        model: DFIREModel,
+        poses: np.ndarray,
+        *,
+        backend: str = "numba",
+        threads: int | None = None,
+    ) -> np.ndarray:
+        """Scores of ``poses`` (P, layout.size) → (P,) float64, larger is better.
+
+        ``backend``: ``"numba"`` (tiled, culled, parallel over poses) or ``"numpy"`` (plain
+        all-pairs reference). Both give bit-identical results.
+        """
+        from ..kernels import get_kernel
+
+        poses = model.layout.validate(poses)
+        return get_kernel("dfire", backend)(model, poses, threads=threads)
+
+
+def energy_to_score(energy: float) -> float:
+    """LightDock's ``(E·0.0157 − 4.7)·(−1)``: the DFIRE score, larger is better."""
+    return (energy * ENERGY_SCALE - ENERGY_OFFSET) * -1.0
+
+
+def combine(energy_score: float, p_rec: float, p_lig: float, p_membrane: float) -> float:
+    """LightDock's restraint and membrane combination, in its operation order."""
+    penalty = MEMBRANE_PENALTY * p_membrane if p_membrane > 0.0 else 0.0
+    return energy_score + p_rec * energy_score + p_lig * energy_score - penalty

@@ -1,0 +1,355 @@
+"""Atoms as arrays: coordinates (N, 3) plus parallel annotation arrays.
+
+One table per molecule, read from PDB or mmCIF with gemmi, cleaned like LightDock's setup
+(``--noh``, ``--now``, ``--noxt``), and written back to PDB or mmCIF. Derived columns (DFIRE
+types, normal-mode masks) are computed elsewhere by pure functions over these arrays.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+import gemmi
+import numpy as np
+
+from .errors import HeteroGroupWarning, InputFileError
+from .fileutil import atomic_write_text
+
+WATER_NAMES = frozenset({"HOH", "WAT", "DOD", "H2O", "TIP", "TIP3", "SOL"})
+PDB_SUFFIXES = (".pdb", ".ent", ".pdb1")
+MMCIF_SUFFIXES = (".cif", ".mmcif")
+
+
+@dataclass(frozen=True)
+class Atoms:
+    """A molecule as parallel arrays, one entry per atom, in file order.
+
+    Attributes:
+        coords: (N, 3) float64 Cartesian coordinates in Å.
+        chain: chain identifiers.
+        res_seq: residue sequence numbers.
+        ins_code: insertion codes ("" when absent).
+        res_name: residue names.
+        atom_name: atom names, stripped.
+        element: element symbols, upper case ("" when unknown).
+        hetero: True for HETATM records.
+        occupancy, b_factor: kept only so that written files carry them.
+    """
+
+    coords: np.ndarray
+    chain: np.ndarray
+    res_seq: np.ndarray
+    ins_code: np.ndarray
+    res_name: np.ndarray
+    atom_name: np.ndarray
+    element: np.ndarray
+    hetero: np.ndarray
+    occupancy: np.ndarray
+    b_factor: np.ndarray
+
+    def __post_init__(self) -> None:
+        n = len(self.coords)
+        if self.coords.shape != (n, 3):
+            raise ValueError(f"coords must have shape (N, 3), got {self.coords.shape}")
+        for f in fields(self):
+            if len(getattr(self, f.name)) != n:
+                raise ValueError(f"annotation {f.name} has {len(getattr(self, f.name))} != {n}")
+
+    def __len__(self) -> int:
+        return len(self.coords)
+
+    def select(self, mask: np.ndarray) -> Atoms:
+        """Return the atoms where ``mask`` (boolean or integer index) selects them."""
+        return Atoms(**{f.name: getattr(self, f.name)[mask] for f in fields(self)})
+
+    def with_coords(self, coords: np.ndarray) -> Atoms:
+        """Return a copy with new coordinates (same annotations)."""
+        return replace(self, coords=np.asarray(coords, dtype=np.float64))
+
+    def residue_ids(self) -> np.ndarray:
+        """LightDock residue identifiers ``chain.resname.number[ins]`` for every atom."""
+        return np.array(
+            [
+                f"{c}.{r}.{n}{i}"
+                for c, r, n, i in zip(
+                    self.chain, self.res_name, self.res_seq, self.ins_code, strict=True
+                )
+            ],
+            dtype=object,
+        )
+
+    def residue_starts(self) -> np.ndarray:
+        """Indices where a new residue (chain, number, insertion, name) begins."""
+        if len(self) == 0:
+            return np.zeros(0, dtype=np.int64)
+        key_change = (
+            (self.chain[1:] != self.chain[:-1])
+            | (self.res_seq[1:] != self.res_seq[:-1])
+            | (self.ins_code[1:] != self.ins_code[:-1])
+            | (self.res_name[1:] != self.res_name[:-1])
+        )
+        return np.concatenate([[0], np.flatnonzero(key_change) + 1]).astype(np.int64)
+
+
+def atoms_from_lists(
+    coords: Iterable[Iterable[float]],
+    chain: Iterable[str],
+    res_seq: Iterable[int],
+    ins_code: Iterable[str],
+    res_name: Iterable[str],
+    atom_name: Iterable[str],
+    element: Iterable[str],
+    hetero: Iterable[bool],
+    occupancy: Iterable[float] | None = None,
+    b_factor: Iterable[float] | None = None,
+) -> Atoms:
+    """Build an :class:`Atoms` table from Python sequences (used by readers and tests)."""
+    xyz = np.asarray(list(coords), dtype=np.float64).reshape(-1, 3)
+    n = len(xyz)
+    return Atoms(
+        coords=xyz,
+        chain=np.asarray(list(chain), dtype=object),
+        res_seq=np.asarray(list(res_seq), dtype=np.int64),
+        ins_code=np.asarray(list(ins_code), dtype=object),
+        res_name=np.asarray(list(res_name), dtype=object),
+        atom_name=np.asarray(list(atom_name), dtype=object),
+        element=np.asarray(list(element), dtype=object),
+        hetero=np.asarray(list(hetero), dtype=bool),
+        occupancy=np.ones(n) if occupancy is None else np.asarray(list(occupancy), float),
+        b_factor=np.zeros(n) if b_factor is None else np.asarray(list(b_factor), float),
+    )
+
+
+def _check_pdb_lines(path: Path, text: str) -> None:
+    """Reject ATOM/HETATM lines whose coordinates do not parse, naming the line.
+
+    gemmi reads such lines leniently (a bad number becomes something else); docking on a
+    silently wrong coordinate is worse than stopping.
+    """
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if line.startswith("ENDMDL"):
+            return
+        if not line.startswith(("ATOM  ", "HETATM")):
+            continue
+        try:
+            xyz = [float(line[30:38]), float(line[38:46]), float(line[46:54])]
+        except ValueError:
+            raise InputFileError(
+                f"{path}:{lineno}: malformed coordinates in {line.rstrip()!r}"
+            ) from None
+        if not all(math.isfinite(v) for v in xyz):
+            raise InputFileError(f"{path}:{lineno}: non-finite coordinates in {line.rstrip()!r}")
+        if line[22:26].strip() == "" or not line[22:26].strip().lstrip("-").isdigit():
+            raise InputFileError(f"{path}:{lineno}: malformed residue number in {line.rstrip()!r}")
+
+
+def read_structure(path: str | os.PathLike[str]) -> Atoms:
+    """Read the first model of a PDB or mmCIF file into an :class:`Atoms` table.
+
+    Alternate locations keep the first conformer. Nothing else is removed here; see
+    :func:`clean` for LightDock's hydrogen, water, OXT and hetero-group handling.
+
+    Raises:
+        InputFileError: the file is missing, empty, malformed or holds no atoms.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputFileError(f"{path}: no such file")
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputFileError(f"{path}: cannot read ({exc})") from None
+    if not text.strip():
+        raise InputFileError(f"{path}: file is empty")
+    is_cif = path.suffix.lower() in MMCIF_SUFFIXES or text.lstrip().startswith("data_")
+    try:
+        if is_cif:
+            st = gemmi.make_structure_from_block(gemmi.cif.read_string(text).sole_block())
+        else:
+            _check_pdb_lines(path, text)
+            st = gemmi.read_pdb_string(text)
+    except InputFileError:
+        raise
+    except Exception as exc:  # gemmi raises plain RuntimeError/ValueError
+        raise InputFileError(f"{path}: cannot parse ({exc})") from None
+    if len(st) == 0:
+        raise InputFileError(f"{path}: no atoms found")
+    st.remove_alternative_conformations()
+    model = st[0]
+    cols: dict[str, list] = {
+        k: []
+        for k in (
+            "coords",
+            "chain",
+            "res_seq",
+            "ins_code",
+            "res_name",
+            "atom_name",
+            "element",
+            "hetero",
+            "occupancy",
+            "b_factor",
+        )
+    }
+    for ch in model:
+        for res in ch:
+            het = res.het_flag == "H"
+            ins = res.seqid.icode.strip()
+            for atom in res:
+                cols["coords"].append((atom.pos.x, atom.pos.y, atom.pos.z))
+                cols["chain"].append(ch.name)
+                cols["res_seq"].append(res.seqid.num)
+                cols["ins_code"].append(ins)
+                cols["res_name"].append(res.name)
+                cols["atom_name"].append(atom.name)
+                cols["element"].append(
+                    atom.element.name.upper() if atom.element.name != "X" else ""
+                )
+                cols["hetero"].append(het)
+                cols["occupancy"].append(atom.occ)
+                cols["b_factor"].append(atom.b_iso)
+    if not cols["coords"]:
+        raise InputFileError(f"{path}: no atoms found")
+    return atoms_from_lists(**cols)
+
+
+def hydrogen_mask(atoms: Atoms) -> np.ndarray:
+    """True for hydrogens: element H/D, or (LightDock's rule) a name starting with H when the
+    element column is empty."""
+    el = atoms.element.astype(str)
+    by_element = np.isin(el, ["H", "D"])
+    by_name = (el == "") & np.char.startswith(atoms.atom_name.astype(str), "H")
+    return by_element | by_name
+
+
+def water_mask(atoms: Atoms) -> np.ndarray:
+    """True for water molecules."""
+    return np.isin(atoms.res_name.astype(str), list(WATER_NAMES))
+
+
+def oxt_mask(atoms: Atoms) -> np.ndarray:
+    """True for C-terminal OXT oxygens."""
+    return atoms.atom_name.astype(str) == "OXT"
+
+
+def hetero_group_mask(atoms: Atoms, keep_residues: Iterable[str] = ()) -> np.ndarray:
+    """True for HETATM records of residues not in ``keep_residues`` (cofactors, ions, ...)."""
+    keep = np.isin(atoms.res_name.astype(str), list(keep_residues))
+    return atoms.hetero & ~keep & ~water_mask(atoms)
+
+
+def clean(
+    atoms: Atoms,
+    *,
+    remove_hydrogens: bool = True,
+    remove_water: bool = True,
+    remove_oxt: bool = True,
+    remove_hetero: bool = True,
+    keep_hetero_residues: Iterable[str] = (),
+    source: str = "structure",
+) -> Atoms:
+    """Apply LightDock's ``--noh``/``--now``/``--noxt`` cleaning and drop hetero groups.
+
+    Hetero groups (HETATM residues not listed in ``keep_hetero_residues``) are removed with a
+    :class:`HeteroGroupWarning` naming them, rather than failing later in scoring.
+    """
+    drop = np.zeros(len(atoms), dtype=bool)
+    if remove_hydrogens:
+        drop |= hydrogen_mask(atoms)
+    if remove_water:
+        drop |= water_mask(atoms)
+    if remove_oxt:
+        drop |= oxt_mask(atoms)
+    if remove_hetero:
+        het = hetero_group_mask(atoms, keep_hetero_residues)
+        if het.any():
+            groups = sorted(
+                {
+                    f"{c}.{r}.{n}{i}"
+                    for c, r, n, i in zip(
+                        atoms.chain[het],
+                        atoms.res_name[het],
+                        atoms.res_seq[het],
+                        atoms.ins_code[het],
+                        strict=True,
+                    )
+                }
+            )
+            shown = ", ".join(groups[:5]) + (
+                f" and {len(groups) - 5} more" if len(groups) > 5 else ""
+            )
+            warnings.warn(
+                f"{source}: dropped {int(het.sum())} atoms of hetero groups {shown}",
+                HeteroGroupWarning,
+                stacklevel=2,
+            )
+        drop |= het
+    return atoms.select(~drop)
+
+
+def centre_of_coordinates(coords: np.ndarray) -> np.ndarray:
+    """Mean of coordinates summed in atom order, as LightDock computes it.
+
+    ``np.cumsum`` adds strictly sequentially (unlike ``np.sum``'s pairwise summation), so the
+    centre is bit-identical to LightDock's Python loop and so are the centred coordinates.
+    """
+    if len(coords) == 0:
+        return np.zeros(3)
+    return np.cumsum(coords, axis=0)[-1] / len(coords)
+
+
+def centred(atoms: Atoms) -> Atoms:
+    """Return the atoms translated so that their centre of coordinates is at the origin."""
+    return atoms.with_coords(atoms.coords + (-1.0 * centre_of_coordinates(atoms.coords)))
+
+
+def _to_gemmi(atoms: Atoms) -> gemmi.Structure:
+    st = gemmi.Structure()
+    model = gemmi.Model(1)
+    starts = [*list(atoms.residue_starts()), len(atoms)]
+    chains: dict[str, gemmi.Chain] = {}
+    order: list[str] = []
+    for a, b in itertools.pairwise(starts):
+        name = str(atoms.chain[a])
+        if name not in chains:
+            chains[name] = gemmi.Chain(name)
+            order.append(name)
+        res = gemmi.Residue()
+        res.name = str(atoms.res_name[a])
+        res.seqid = gemmi.SeqId(int(atoms.res_seq[a]), str(atoms.ins_code[a]) or " ")
+        res.het_flag = "H" if atoms.hetero[a] else "A"
+        for k in range(a, b):
+            at = gemmi.Atom()
+            at.name = str(atoms.atom_name[k])
+            at.pos = gemmi.Position(*map(float, atoms.coords[k]))
+            el = str(atoms.element[k]) or str(atoms.atom_name[k])[:1]
+            at.element = gemmi.Element(el)
+            at.occ = float(atoms.occupancy[k])
+            at.b_iso = float(atoms.b_factor[k])
+            at.serial = k + 1
+            res.add_atom(at)
+        chains[name].add_residue(res)
+    for name in order:
+        model.add_chain(chains[name])
+    st.add_model(model)
+    st.setup_entities()
+    return st
+
+
+def write_structure(atoms: Atoms, path: str | os.PathLike[str]) -> None:
+    """Write atoms to PDB or mmCIF, chosen by the file suffix (``.cif``/``.mmcif`` → mmCIF)."""
+    path = Path(path)
+    st = _to_gemmi(atoms)
+    if path.suffix.lower() in MMCIF_SUFFIXES:
+        text = st.make_mmcif_document().as_string()
+    else:
+        opts = gemmi.PdbWriteOptions()
+        opts.minimal = True
+        text = st.make_pdb_string(opts)
+    atomic_write_text(path, text)
