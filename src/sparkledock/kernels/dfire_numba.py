@@ -7,9 +7,11 @@ Per pose (one thread each, so results never depend on the thread count):
    if even then it stays beyond 15 Å of the ligand's box. Otherwise build the tile's
    conformer, find the ligand tiles whose boxes come within 15 Å of it, and for each receptor
    atom visit only those ligand tiles whose box it is within 15 Å of.
-3. Sum the table entries of pairs within 15 Å in receptor-major, ligand-minor order, the
-   order of LightDock's loop and of the all-pairs oracle. Skipped pairs would have added
-   nothing, so the sum is bit-identical to the all-pairs one.
+3. Per receptor atom, a branch-free pass computes squared distances to the candidate ligand
+   atoms and compacts those within 15 Å (keeping their order); a second pass bins them and
+   sums table entries in receptor-major, ligand-minor order, the order of LightDock's loop
+   and of the all-pairs oracle. Skipped pairs would have added nothing, so the sum is
+   bit-identical to the all-pairs one.
 
 Conformers repeat LightDock's floating-point operations in order (no fused multiply-add:
 Numba does not contract without fastmath), so coordinates are bit-identical too.
@@ -84,11 +86,13 @@ def _score_one(
     m_lig = lig_modes.shape[0]
     lig_ext0 = 7 + n_rec_modes
 
-    # 1. ligand conformer: modes one at a time, rotate (q v q^-1), translate
+    # 1. ligand conformer (struct of arrays): modes one at a time, q v q^-1, translate
     qw, qx, qy, qz = pose[3], pose[4], pose[5], pose[6]
     n2 = qw * qw + qx * qx + qy * qy + qz * qz
     iw, ix, iy, iz = qw / n2, -qx / n2, -qy / n2, -qz / n2
-    lig = np.empty((n_lig, 3))
+    lx = np.empty(n_lig)
+    ly = np.empty(n_lig)
+    lz = np.empty(n_lig)
     for j in range(n_lig):
         a = lig_xyz[j, 0]
         b = lig_xyz[j, 1]
@@ -102,9 +106,9 @@ def _score_one(
         tx = qw * a + qx * 0.0 + qy * c - qz * b
         ty = qw * b - qx * c + qy * 0.0 + qz * a
         tz = qw * c + qx * b - qy * a + qz * 0.0
-        lig[j, 0] = (tw * ix + tx * iw + ty * iz - tz * iy) + pose[0]
-        lig[j, 1] = (tw * iy - tx * iz + ty * iw + tz * ix) + pose[1]
-        lig[j, 2] = (tw * iz + tx * iy - ty * ix + tz * iw) + pose[2]
+        lx[j] = (tw * ix + tx * iw + ty * iz - tz * iy) + pose[0]
+        ly[j] = (tw * iy - tx * iz + ty * iw + tz * ix) + pose[1]
+        lz[j] = (tw * iz + tx * iy - ty * ix + tz * iw) + pose[2]
 
     n_lt = lt_starts.shape[0] - 1
     llo = np.empty((n_lt, 3))
@@ -112,17 +116,17 @@ def _score_one(
     glo = np.full(3, np.inf)
     ghi = np.full(3, -np.inf)
     for t in range(n_lt):
+        j0 = lt_starts[t]
+        j1 = lt_starts[t + 1]
+        llo[t, 0] = lx[j0:j1].min()
+        llo[t, 1] = ly[j0:j1].min()
+        llo[t, 2] = lz[j0:j1].min()
+        lhi[t, 0] = lx[j0:j1].max()
+        lhi[t, 1] = ly[j0:j1].max()
+        lhi[t, 2] = lz[j0:j1].max()
         for d in range(3):
-            lo = np.inf
-            hi = -np.inf
-            for j in range(lt_starts[t], lt_starts[t + 1]):
-                v = lig[j, d]
-                lo = min(lo, v)
-                hi = max(hi, v)
-            llo[t, d] = lo
-            lhi[t, d] = hi
-            glo[d] = min(glo[d], lo)
-            ghi[d] = max(ghi[d], hi)
+            glo[d] = min(glo[d], llo[t, d])
+            ghi[d] = max(ghi[d], lhi[t, d])
 
     # 2-3. receptor tiles in order
     energy = 0.0
@@ -131,6 +135,8 @@ def _score_one(
     mem_hit = np.zeros(n_mem_groups, dtype=np.bool_)
     rec = np.empty((tile_cap, 3))
     near = np.empty(n_lt, dtype=np.int64)
+    hit_j = np.empty(n_lig, dtype=np.int64)
+    hit_d2 = np.empty(n_lig)
     bound_cut2 = (_CUTOFF + _BOUND_SLACK) ** 2
     for t in range(rt_starts.shape[0] - 1):
         reach = 0.0
@@ -183,31 +189,41 @@ def _score_one(
             xi = rec[i - a0, 0]
             yi = rec[i - a0, 1]
             zi = rec[i - a0, 2]
-            roff = rec_off[i]
+            # pass 1 (branch-free): squared distances, compacted to those within the cutoff
+            n_hit = 0
             for q in range(n_near):
                 u = near[q]
                 if _gap2(xi, yi, zi, xi, yi, zi, llo[u], lhi[u]) > DFIRE_CUTOFF2:
                     continue
-                for j in range(lt_starts[u], lt_starts[u + 1]):
-                    dx = xi - lig[j, 0]
-                    dy = yi - lig[j, 1]
-                    dz = zi - lig[j, 2]
+                j0 = lt_starts[u]
+                j1 = lt_starts[u + 1]
+                for j in range(j0, j1):
+                    dx = xi - lx[j]
+                    dy = yi - ly[j]
+                    dz = zi - lz[j]
                     d2 = dx * dx + dy * dy + dz * dz
-                    if d2 <= DFIRE_CUTOFF2:
-                        kk = int(math.sqrt(d2) * 2.0 - 1.0)
-                        if kk < 0:
-                            kk = 0
-                        energy += table[roff + lig_off[j] + bins[kk]]
-                        if kk <= iface_kmax and d2 <= iface_d2max:
-                            g = rec_group[i]
-                            if g >= 0:
-                                rec_hit[g] = True
-                            g = lig_group[j]
-                            if g >= 0:
-                                lig_hit[g] = True
-                            g = mem_group[i]
-                            if g >= 0:
-                                mem_hit[g] = True
+                    hit_j[n_hit] = j
+                    hit_d2[n_hit] = d2
+                    n_hit += d2 <= DFIRE_CUTOFF2
+            # pass 2: bin without sqrt and accumulate, in all-pairs order
+            roff = rec_off[i]
+            for h in range(n_hit):
+                j = hit_j[h]
+                d2 = hit_d2[h]
+                kk = int(math.sqrt(d2) * 2.0 - 1.0)
+                if kk < 0:
+                    kk = 0
+                energy += table[roff + lig_off[j] + bins[kk]]
+                if kk <= iface_kmax and d2 <= iface_d2max:
+                    g = rec_group[i]
+                    if g >= 0:
+                        rec_hit[g] = True
+                    g = lig_group[j]
+                    if g >= 0:
+                        lig_hit[g] = True
+                    g = mem_group[i]
+                    if g >= 0:
+                        mem_hit[g] = True
 
     score = (energy * ENERGY_SCALE - ENERGY_OFFSET) * -1.0
     p_rec = rec_hit.sum() / n_rec_groups if n_rec_groups > 0 else 0.0

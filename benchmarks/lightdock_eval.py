@@ -1,0 +1,59 @@
+"""Time LightDock 0.9.4's own pose evaluation (run with a LightDock venv's python).
+
+Usage: LIGHTDOCK_PYTHON lightdock_eval.py SETUP_DIR POSES.npy [RESTRAINTS]
+Prints JSON: {"seconds_per_eval": ..., "scores": [...]}. Evaluation goes through
+DockingLandscapePosition.evaluate_objective_function, the call LightDock's GSO makes per
+glowworm, so conformer building and scoring are both timed. Single-threaded by design.
+"""
+
+import json
+import os
+import sys
+import time
+
+import numpy as np
+from lightdock.gso.searchspace.landscape import DockingLandscapePosition
+from lightdock.prep.simulation import parse_restraints_file, read_input_structure
+from lightdock.scoring.fastdfire.driver import DFIRE, DFIREAdapter
+from lightdock.structure.nm import read_nmodes
+
+
+def main() -> None:
+    setup_dir, poses_file = sys.argv[1], sys.argv[2]
+    restraints_file = sys.argv[3] if len(sys.argv) > 3 else None
+    poses = np.load(poses_file)
+    os.chdir(setup_dir)
+    with open("setup.json") as handle:
+        setup = json.load(handle)
+    rec = read_input_structure("lightdock_" + os.path.basename(setup["receptor_pdb"]),
+                               setup["noxt"], setup["noh"], setup["now"])
+    lig = read_input_structure("lightdock_" + os.path.basename(setup["ligand_pdb"]),
+                               setup["noxt"], setup["noh"], setup["now"])
+    rec.move_to_origin()
+    lig.move_to_origin()
+    nr = setup["anm_rec"] if setup["use_anm"] else 0
+    nl = setup["anm_lig"] if setup["use_anm"] else 0
+    if nr:
+        rec.n_modes = read_nmodes("lightdock_rec.nm.npy")
+    if nl:
+        lig.n_modes = read_nmodes("lightdock_lig.nm.npy")
+    rec_r = lig_r = None
+    if restraints_file:
+        parsed = parse_restraints_file(restraints_file)
+        rec_r = parsed["receptor"]["active"] or None
+        lig_r = parsed["ligand"]["active"] or None
+    adapter = DFIREAdapter(rec, lig, rec_r, lig_r)
+    function = DFIRE()
+    positions = [
+        DockingLandscapePosition(function, list(p), adapter.receptor_model, adapter.ligand_model,
+                                 step_nmodes=0.5, num_rec_nmodes=nr, num_lig_nmodes=nl)
+        for p in poses
+    ]
+    start = time.perf_counter()
+    scores = [pos.evaluate_objective_function() for pos in positions]
+    elapsed = time.perf_counter() - start
+    print(json.dumps({"seconds_per_eval": elapsed / len(poses), "scores": scores}))
+
+
+if __name__ == "__main__":
+    main()
