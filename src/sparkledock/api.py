@@ -3,13 +3,62 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from .io.lightdock import DockingSetup, load_setup, read_poses
 from .io.restraints import Restraints, read_restraints
-from .scoring import get_scoring
+from .scoring import ScoringFunction, get_scoring
+
+
+@dataclass(frozen=True)
+class PreparedScoring:
+    """A scoring function bound to one setup: call :meth:`score` on batches of poses."""
+
+    setup: DockingSetup
+    function: ScoringFunction
+    model: Any
+
+    def score(
+        self, poses: np.ndarray, *, backend: str = "numba", threads: int | None = None
+    ) -> np.ndarray:
+        """(P,) scores of a (P, layout.size) pose array."""
+        return self.function.score(self.model, poses, backend=backend, threads=threads)
+
+
+def prepare_scoring(
+    setup: str | os.PathLike[str] | DockingSetup,
+    *,
+    restraints: str | os.PathLike[str] | Restraints | None = None,
+    scoring: str = "dfire",
+    lightdock_compat: bool = True,
+    skip_unknown: bool = False,
+) -> PreparedScoring:
+    """Load a setup (if given a path), read restraints and prepare a scoring function.
+
+    See :func:`score_poses` for the arguments.
+    """
+    if not isinstance(setup, DockingSetup):
+        setup = load_setup(setup)
+    if restraints is not None and not isinstance(restraints, Restraints):
+        restraints = read_restraints(restraints)
+    function = get_scoring(scoring)
+    names = tuple(
+        str(Path(setup.path) / f"lightdock_{Path(setup.config[key]).name}")
+        for key in ("receptor_pdb", "ligand_pdb")
+    )
+    model = function.prepare(
+        setup.receptor,
+        setup.ligand,
+        restraints,
+        lightdock_compat=lightdock_compat,
+        skip_unknown=skip_unknown,
+        names=names,
+    )
+    return PreparedScoring(setup, function, model)
 
 
 def score_poses(
@@ -43,25 +92,16 @@ def score_poses(
     Raises:
         SparkledockError: a bad input file (the message names it and the line or residue).
     """
-    if not isinstance(setup, DockingSetup):
-        setup = load_setup(setup)
-    if isinstance(poses, (str, os.PathLike)):
-        pose_array = read_poses(poses, setup.layout)
-    else:
-        pose_array = setup.layout.validate(poses)
-    if restraints is not None and not isinstance(restraints, Restraints):
-        restraints = read_restraints(restraints)
-    function = get_scoring(scoring)
-    names = (
-        str(Path(setup.path) / f"lightdock_{Path(setup.config['receptor_pdb']).name}"),
-        str(Path(setup.path) / f"lightdock_{Path(setup.config['ligand_pdb']).name}"),
-    )
-    model = function.prepare(
-        setup.receptor,
-        setup.ligand,
-        restraints,
+    prepared = prepare_scoring(
+        setup,
+        restraints=restraints,
+        scoring=scoring,
         lightdock_compat=lightdock_compat,
         skip_unknown=skip_unknown,
-        names=names,
     )
-    return function.score(model, pose_array, backend=backend, threads=threads)
+    layout = prepared.setup.layout
+    if isinstance(poses, (str, os.PathLike)):
+        pose_array = read_poses(poses, layout)
+    else:
+        pose_array = layout.validate(poses)
+    return prepared.score(pose_array, backend=backend, threads=threads)
