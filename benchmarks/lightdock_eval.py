@@ -25,10 +25,18 @@ def main() -> None:
     os.chdir(setup_dir)
     with open("setup.json") as handle:
         setup = json.load(handle)
-    rec = read_input_structure("lightdock_" + os.path.basename(setup["receptor_pdb"]),
-                               setup["noxt"], setup["noh"], setup["now"])
-    lig = read_input_structure("lightdock_" + os.path.basename(setup["ligand_pdb"]),
-                               setup["noxt"], setup["noh"], setup["now"])
+    rec = read_input_structure(
+        "lightdock_" + os.path.basename(setup["receptor_pdb"]),
+        setup["noxt"],
+        setup["noh"],
+        setup["now"],
+    )
+    lig = read_input_structure(
+        "lightdock_" + os.path.basename(setup["ligand_pdb"]),
+        setup["noxt"],
+        setup["noh"],
+        setup["now"],
+    )
     rec.move_to_origin()
     lig.move_to_origin()
     nr = setup["anm_rec"] if setup["use_anm"] else 0
@@ -45,8 +53,15 @@ def main() -> None:
     adapter = DFIREAdapter(rec, lig, rec_r, lig_r)
     function = DFIRE()
     positions = [
-        DockingLandscapePosition(function, list(p), adapter.receptor_model, adapter.ligand_model,
-                                 step_nmodes=0.5, num_rec_nmodes=nr, num_lig_nmodes=nl)
+        DockingLandscapePosition(
+            function,
+            list(p),
+            adapter.receptor_model,
+            adapter.ligand_model,
+            step_nmodes=0.5,
+            num_rec_nmodes=nr,
+            num_lig_nmodes=nl,
+        )
         for p in poses
     ]
     start = time.perf_counter()

@@ -59,16 +59,22 @@ def best_rate(fn, poses: np.ndarray, repeats: int) -> float:
     return len(poses) / best
 
 
-def lightdock_rate(python: str, setup_dir: Path, poses: np.ndarray, restraints: Path | None
-                   ) -> tuple[float, np.ndarray]:
+def lightdock_rate(
+    python: str, setup_dir: Path, poses: np.ndarray, restraints: Path | None
+) -> tuple[float, np.ndarray]:
     with tempfile.TemporaryDirectory() as tmp:
         pose_file = Path(tmp) / "poses.npy"
         np.save(pose_file, poses)
         cmd = [python, str(HERE / "lightdock_eval.py"), str(setup_dir), str(pose_file)]
         if restraints:
             cmd.append(str(restraints))
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True,
-                             env={**os.environ, "OMP_NUM_THREADS": "1"}).stdout
+        out = subprocess.run(
+            cmd,
+            check=True,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "OMP_NUM_THREADS": "1"},
+        ).stdout
     result = json.loads(out.strip().splitlines()[-1])
     return 1.0 / result["seconds_per_eval"], np.array(result["scores"])
 
@@ -85,9 +91,11 @@ def main() -> None:
     args = parser.parse_args()
 
     n_threads = numba.config.NUMBA_NUM_THREADS
-    print(f"# machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"python {platform.python_version()}, numba {numba.__version__}, "
-          f"numba threads {n_threads}")
+    print(
+        f"# machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"python {platform.python_version()}, numba {numba.__version__}, "
+        f"numba threads {n_threads}"
+    )
     print(f"# poses per complex: {args.poses}; restraints: {args.restraints}")
     header = ["complex", "rec", "lig", "evals/s 1T", f"evals/s {n_threads}T"]
     if args.lightdock_python:
@@ -107,14 +115,19 @@ def main() -> None:
         model = dfire.prepare(setup.receptor, setup.ligand, restraints)
         dfire.score(model, poses[:4], threads=1)  # compile / warm up
         r1 = best_rate(lambda p, m=model: dfire.score(m, p, threads=1), poses, args.repeats)
-        rn = best_rate(lambda p, m=model: dfire.score(m, p, threads=n_threads), poses,
-                       args.repeats)
-        row = [name, str(len(setup.receptor.atoms)), str(len(setup.ligand.atoms)),
-               f"{r1:,.0f}", f"{rn:,.0f}"]
+        rn = best_rate(lambda p, m=model: dfire.score(m, p, threads=n_threads), poses, args.repeats)
+        row = [
+            name,
+            str(len(setup.receptor.atoms)),
+            str(len(setup.ligand.atoms)),
+            f"{r1:,.0f}",
+            f"{rn:,.0f}",
+        ]
         if args.lightdock_python:
             sub = poses[: args.lightdock_poses]
-            ld_rate, ld_scores = lightdock_rate(args.lightdock_python, cdir / "lightdock_setup",
-                                                sub, restraints_path)
+            ld_rate, ld_scores = lightdock_rate(
+                args.lightdock_python, cdir / "lightdock_setup", sub, restraints_path
+            )
             ours = dfire.score(model, sub)
             diff = np.max(np.abs(ours - ld_scores) / np.maximum(np.abs(ld_scores), 1e-12))
             ratios.append(r1 / ld_rate)

@@ -349,7 +349,6 @@ def write_structure(atoms: Atoms, path: str | os.PathLike[str]) -> None:
     if path.suffix.lower() in MMCIF_SUFFIXES:
         text = st.make_mmcif_document().as_string()
     else:
-        opts = gemmi.PdbWriteOptions()
-        opts.minimal = True
+        opts = gemmi.PdbWriteOptions(minimal=True)
         text = st.make_pdb_string(opts)
     atomic_write_text(path, text)

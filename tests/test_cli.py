@@ -1,0 +1,138 @@
+"""The command line: outputs, exit codes and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import BENCH
+from sparkledock.cli import example_dir, main
+
+SETUP = BENCH / "2X9A" / "lightdock_setup"
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_score_prints_lightdock_scores_in_order(capsys):
+    ex = example_dir()
+    ref = json.loads((ex / "lightdock_scores.json").read_text())
+    code, out, err = run(capsys, "score", str(ex), str(ex / "poses.dat"), "--threads", "1")
+    assert code == 0 and err == ""
+    assert [float(v) for v in out.split()] == ref["scores"]
+    code, out, _ = run(
+        capsys, "score", str(ex), str(ex / "poses.dat"), "--restraints", str(ex / "restraints.list")
+    )
+    assert code == 0
+    assert [float(v) for v in out.split()] == ref["scores_with_restraints"]
+
+
+def test_score_numpy_backend_and_fastdfire_alias(capsys):
+    ex = example_dir()
+    _, fast, _ = run(capsys, "score", str(ex), str(ex / "poses.dat"))
+    _, slow, _ = run(
+        capsys,
+        "score",
+        str(ex),
+        str(ex / "poses.dat"),
+        "--backend",
+        "numpy",
+        "--scoring",
+        "fastdfire",
+    )
+    assert fast == slow
+
+
+def test_demo_reports_parity(capsys):
+    code, out, _ = run(capsys, "demo", "--threads", "1")
+    assert code == 0
+    assert "64/64 scores bit-identical" in out
+
+
+def one_line_error(capsys, *argv, match):
+    code, out, err = run(capsys, *argv)
+    assert code == 1 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("sparkledock: error: ")
+    assert match in lines[0]
+
+
+def test_bad_inputs_give_one_line_errors(capsys, tmp_path):
+    ex = example_dir()
+    one_line_error(capsys, "score", str(tmp_path / "nope"), "p.dat", match="no such setup")
+    one_line_error(capsys, "score", str(ex), str(tmp_path / "p.dat"), match="no such poses")
+    (tmp_path / "p.dat").write_text("")
+    one_line_error(capsys, "score", str(ex), str(tmp_path / "p.dat"), match="no poses found")
+    (tmp_path / "p.dat").write_text("1 2 3\n")
+    one_line_error(capsys, "score", str(ex), str(tmp_path / "p.dat"), match="p.dat:1:")
+
+    setup = tmp_path / "setup"
+    shutil.copytree(SETUP, setup)
+    poses = ex / "poses.dat"
+    rec = setup / "lightdock_2X9A_r_u.pdb"
+    lines = rec.read_text().splitlines(keepends=True)
+    lines[6] = lines[6][:38] + "   abcde" + lines[6][46:]
+    rec.write_text("".join(lines))
+    one_line_error(
+        capsys,
+        "score",
+        str(setup),
+        str(poses),
+        match="lightdock_2X9A_r_u.pdb:7: malformed coordinates",
+    )
+    rec.write_text("")
+    one_line_error(capsys, "score", str(setup), str(poses), match="file is empty")
+
+    restraints = tmp_path / "r.list"
+    restraints.write_text("R A.GLY.999\n")
+    one_line_error(
+        capsys,
+        "score",
+        str(ex),
+        str(poses),
+        "--restraints",
+        str(restraints),
+        match="A.GLY.999 not found",
+    )
+
+
+def test_hetero_group_warns_in_one_line_and_scores(capsys, tmp_path):
+    setup = tmp_path / "setup"
+    shutil.copytree(SETUP, setup)
+    rec = setup / "lightdock_2X9A_r_u.pdb"
+    text = rec.read_text().replace("END\n", "")
+    text += "HETATM 9999 MG    MG A 900      80.000  80.000  80.000  1.00  0.00          MG\nEND\n"
+    rec.write_text(text)
+    poses = example_dir() / "poses.dat"
+    code, out, err = run(capsys, "score", str(setup), str(poses))
+    # The ion is far away; it is dropped before centring, so scores equal LightDock's
+    assert code == 0
+    assert err.count("\n") == 1 and "warning: " in err and "A.MG.900" in err
+    ref = json.loads((example_dir() / "lightdock_scores.json").read_text())["scores"]
+    assert np.array_equal([float(v) for v in out.split()], ref)
+
+
+def test_console_script_exit_code(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "sparkledock.cli", "score", str(tmp_path), "x.dat"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.strip().count("\n") == 0 and "setup.json: no such file" in proc.stderr
+
+
+@pytest.mark.parametrize("argv", [["score"], ["nonsense"]])
+def test_usage_errors_exit_2(argv):
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2

@@ -1,0 +1,102 @@
+"""LightDock setup directories, pose files and restraint files."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+from conftest import BENCH
+from sparkledock.errors import InputFileError, PoseError, RestraintError, UnsupportedAtomError
+from sparkledock.io.lightdock import load_setup, read_poses, write_poses
+from sparkledock.io.restraints import read_restraints
+from sparkledock.pose import PoseLayout
+from sparkledock.scoring import get_scoring
+
+SETUP = BENCH / "2X9A" / "lightdock_setup"
+
+
+def test_load_setup_partners():
+    setup = load_setup(SETUP)
+    assert setup.layout == PoseLayout(10, 10)
+    assert len(setup.receptor.atoms) == 757 and len(setup.ligand.atoms) == 481
+    assert setup.receptor.modes.shape == (10, 757, 3)
+    assert np.abs(setup.receptor.atoms.coords.mean(axis=0)).max() < 1e-9  # centred
+
+
+def test_setup_errors_name_the_file(tmp_path):
+    with pytest.raises(InputFileError, match="no such setup directory"):
+        load_setup(tmp_path / "missing")
+    with pytest.raises(InputFileError, match=r"setup\.json: no such file"):
+        load_setup(tmp_path)
+    broken = tmp_path / "setup"
+    shutil.copytree(SETUP, broken)
+    np.save(broken / "lightdock_2X9A_r_u_mask.npy", np.ones(10, dtype=bool))
+    with pytest.raises(InputFileError, match=r"mask has 10 entries"):
+        load_setup(broken)
+    (broken / "setup.json").write_text("{ not json")
+    with pytest.raises(InputFileError, match=r"setup\.json:1: invalid JSON"):
+        load_setup(broken)
+
+
+def test_poses_round_trip_and_errors(tmp_path):
+    layout = PoseLayout(10, 10)
+    poses = np.random.default_rng(0).normal(size=(5, 27))
+    path = tmp_path / "poses.dat"
+    write_poses(path, poses)
+    assert np.allclose(read_poses(path, layout), poses, atol=5e-10, rtol=0)
+    path.write_text("1 2 3\n")
+    with pytest.raises(PoseError, match=r"poses\.dat:1: expected 27 numbers per pose, got 3"):
+        read_poses(path, layout)
+    path.write_text("# header\n" + " ".join(["1.0"] * 26) + " x\n")
+    with pytest.raises(PoseError, match=r"poses\.dat:2: not a number"):
+        read_poses(path, layout)
+    path.write_text(" ".join(["0"] * 27) + "\n")
+    with pytest.raises(PoseError, match="zero quaternion"):
+        read_poses(path, layout)
+    path.write_text("\n\n")
+    with pytest.raises(InputFileError, match="no poses"):
+        read_poses(path, layout)
+
+
+def test_restraints_file(tmp_path):
+    r = read_restraints(BENCH / "2X9A" / "restraints.list")
+    assert r.receptor.active[:2] == ["A.ILE.16", "A.ASN.17"]
+    assert r.ligand.active and not r.receptor.passive
+    path = tmp_path / "r.list"
+    path.write_text("# comment\nR a.ile.16 P\nR A.ILE.16\nL B.LYS.7A\nL B.GLY.9 B\n")
+    r = read_restraints(path)
+    assert r.receptor.passive == ["A.ILE.16"] and r.receptor.active == []  # first kind wins
+    assert r.ligand.active == ["B.LYS.7A"] and r.ligand.blocked == ["B.GLY.9"]
+    path.write_text("R A.ILE.16\nX A.ILE.17\n")
+    with pytest.raises(RestraintError, match=r"r\.list:2: expected"):
+        read_restraints(path)
+    path.write_text("R A-ILE-16\n")
+    with pytest.raises(RestraintError, match=r"r\.list:1: malformed residue"):
+        read_restraints(path)
+
+
+def test_restraint_not_in_structure(tmp_path):
+    setup = load_setup(SETUP)
+    path = tmp_path / "r.list"
+    path.write_text("R A.ILE.16\nR A.ALA.999\n")
+    with pytest.raises(RestraintError, match=r"receptor restraint A\.ALA\.999 not found"):
+        get_scoring("dfire").prepare(setup.receptor, setup.ligand, read_restraints(path))
+
+
+def test_unknown_residue_names_chain_residue_atom(tmp_path):
+    broken = tmp_path / "setup"
+    shutil.copytree(SETUP, broken)
+    pdb = broken / "lightdock_2X9A_l_u.pdb"
+    lines = pdb.read_text().splitlines(keepends=True)
+    first_residue = [i for i, ln in enumerate(lines) if ln[22:26] == lines[0][22:26]]
+    for i in first_residue:  # rename all atoms of the first residue (ALA, 5 atoms)
+        lines[i] = lines[i][:17] + "XYZ" + lines[i][20:]
+    pdb.write_text("".join(lines))
+    setup = load_setup(broken)
+    with pytest.raises(UnsupportedAtomError, match=r"residue chain B XYZ \d+ \(atom N\)"):
+        get_scoring("dfire").prepare(setup.receptor, setup.ligand)
+    with pytest.warns(UserWarning, match="skipped 5 atoms unknown to DFIRE"):
+        model = get_scoring("dfire").prepare(setup.receptor, setup.ligand, skip_unknown=True)
+    assert len(model.lig_xyz) == 476 and model.lig_modes.shape == (10, 476, 3)
