@@ -55,3 +55,22 @@ def test_dist_to_bins_at_the_cutoff():
     assert k == 29 and DIST_TO_BINS[k] - 1 == N_BINS  # one past the row
     k = int(math.sqrt(224.99) * 2.0 - 1.0)
     assert DIST_TO_BINS[k] - 1 == N_BINS - 1
+
+
+def test_cell_lookup_equals_square_root_binning():
+    """The sqrt-free bin lookup agrees with trunc(2·sqrt(d2) − 1) on every edge and at random."""
+    from sparkledock.scoring.dfire import BINS, cell_bins, interface_below, k_thresholds
+
+    cells = cell_bins()
+    edges = [(m + 1) ** 2 / 4.0 for m in range(30)] + list(k_thresholds()[1:])
+    rng = np.random.default_rng(11)
+    values = np.concatenate([rng.uniform(0, 225, 100_000), edges, [0.0, 225.0]])
+    values = np.concatenate([values, np.nextafter(values, 0), np.nextafter(values, 300)])
+    values = values[(values >= 0) & (values <= 225)]
+    assert (cells < 0).sum() == 10  # only cells an edge's one-ulp sliver falls in
+    for d2 in values:
+        k = max(int(math.sqrt(d2) * 2.0 - 1.0), 0)
+        b = cells[int(d2 * 4.0)]
+        assert (b if b >= 0 else BINS[k]) == BINS[k], d2
+        assert (d2 < interface_below(True)) == (k <= 3), d2
+        assert (d2 < interface_below(False)) == (d2 <= 3.9**2), d2

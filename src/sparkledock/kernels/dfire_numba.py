@@ -39,6 +39,11 @@ from ..scoring.dfire import (
 #: rounded, while exact boxes of built coordinates need none).
 _BOUND_SLACK = 1e-6
 _CUTOFF = math.sqrt(DFIRE_CUTOFF2)
+#: Ligand sub-tiles (atoms) and groups (sub-tiles), receptor sub-tiles (atoms): box tests at
+#: these granularities keep ~40-60 % of visited pairs within the cutoff.
+LIG_SUB = 8
+LIG_GROUP = 4
+REC_SUB = 8
 
 
 @njit(cache=True, inline="always")
@@ -68,11 +73,10 @@ def _score_one(
     lig_xyz,
     lig_off,
     lig_modes,
-    lt_starts,
     table,
     bins,
-    iface_kmax,
-    iface_d2max,
+    cell_bins,
+    iface_below,
     rec_group,
     n_rec_groups,
     lig_group,
@@ -110,23 +114,43 @@ def _score_one(
         ly[j] = (tw * iy - tx * iz + ty * iw + tz * ix) + pose[1]
         lz[j] = (tw * iz + tx * iy - ty * ix + tz * iw) + pose[2]
 
-    n_lt = lt_starts.shape[0] - 1
-    llo = np.empty((n_lt, 3))
-    lhi = np.empty((n_lt, 3))
-    glo = np.full(3, np.inf)
-    ghi = np.full(3, -np.inf)
-    for t in range(n_lt):
-        j0 = lt_starts[t]
-        j1 = lt_starts[t + 1]
-        llo[t, 0] = lx[j0:j1].min()
-        llo[t, 1] = ly[j0:j1].min()
-        llo[t, 2] = lz[j0:j1].min()
-        lhi[t, 0] = lx[j0:j1].max()
-        lhi[t, 1] = ly[j0:j1].max()
-        lhi[t, 2] = lz[j0:j1].max()
+    # ligand boxes: sub-tiles of LIG_SUB atoms, groups of LIG_GROUP sub-tiles, everything
+    n_ls = (n_lig + LIG_SUB - 1) // LIG_SUB
+    n_lg = (n_ls + LIG_GROUP - 1) // LIG_GROUP
+    slo = np.empty((n_ls, 3))
+    shi = np.empty((n_ls, 3))
+    glo = np.full((n_lg, 3), np.inf)
+    ghi = np.full((n_lg, 3), -np.inf)
+    alo = np.full(3, np.inf)
+    ahi = np.full(3, -np.inf)
+    for s in range(n_ls):
+        j0 = s * LIG_SUB
+        j1 = min(j0 + LIG_SUB, n_lig)
+        slo[s, 0] = lx[j0:j1].min()
+        slo[s, 1] = ly[j0:j1].min()
+        slo[s, 2] = lz[j0:j1].min()
+        shi[s, 0] = lx[j0:j1].max()
+        shi[s, 1] = ly[j0:j1].max()
+        shi[s, 2] = lz[j0:j1].max()
+        g = s // LIG_GROUP
         for d in range(3):
-            glo[d] = min(glo[d], llo[t, d])
-            ghi[d] = max(ghi[d], lhi[t, d])
+            glo[g, d] = min(glo[g, d], slo[s, d])
+            ghi[g, d] = max(ghi[g, d], shi[s, d])
+            alo[d] = min(alo[d], slo[s, d])
+            ahi[d] = max(ahi[d], shi[s, d])
+
+    # ligand bounding sphere about its box centre: with the box, a tighter first test
+    cx = 0.5 * (alo[0] + ahi[0])
+    cy = 0.5 * (alo[1] + ahi[1])
+    cz = 0.5 * (alo[2] + ahi[2])
+    rad2 = 0.0
+    for j in range(n_lig):
+        dx = lx[j] - cx
+        dy = ly[j] - cy
+        dz = lz[j] - cz
+        rad2 = max(rad2, dx * dx + dy * dy + dz * dz)
+    centre = np.array([cx, cy, cz])
+    sphere_cut2 = (_CUTOFF + math.sqrt(rad2) + _BOUND_SLACK) ** 2
 
     # 2-3. receptor tiles in order
     energy = 0.0
@@ -134,96 +158,139 @@ def _score_one(
     lig_hit = np.zeros(n_lig_groups, dtype=np.bool_)
     mem_hit = np.zeros(n_mem_groups, dtype=np.bool_)
     rec = np.empty((tile_cap, 3))
-    near = np.empty(n_lt, dtype=np.int64)
+    cand = np.empty(n_ls, dtype=np.int64)
+    run_start = np.empty(n_ls, dtype=np.int64)
+    run_end = np.empty(n_ls, dtype=np.int64)
     hit_j = np.empty(n_lig, dtype=np.int64)
     hit_d2 = np.empty(n_lig)
+    rbox_lo = np.empty(3)
+    rbox_hi = np.empty(3)
     bound_cut2 = (_CUTOFF + _BOUND_SLACK) ** 2
     for t in range(rt_starts.shape[0] - 1):
         reach = 0.0
         for k in range(m_rec):
             reach += abs(pose[7 + k]) * rt_reach[t, k]
-        if (
-            _gap2(
-                rt_lo[t, 0] - reach,
-                rt_lo[t, 1] - reach,
-                rt_lo[t, 2] - reach,
-                rt_hi[t, 0] + reach,
-                rt_hi[t, 1] + reach,
-                rt_hi[t, 2] + reach,
-                glo,
-                ghi,
-            )
-            > bound_cut2
-        ):
+        lo0 = rt_lo[t, 0] - reach
+        lo1 = rt_lo[t, 1] - reach
+        lo2 = rt_lo[t, 2] - reach
+        hi0 = rt_hi[t, 0] + reach
+        hi1 = rt_hi[t, 1] + reach
+        hi2 = rt_hi[t, 2] + reach
+        if _gap2(lo0, lo1, lo2, hi0, hi1, hi2, alo, ahi) > bound_cut2:
+            continue
+        if _gap2(lo0, lo1, lo2, hi0, hi1, hi2, centre, centre) > sphere_cut2:
             continue
         a0 = rt_starts[t]
-        a1 = rt_starts[t + 1]
-        rlo0 = rlo1 = rlo2 = np.inf
-        rhi0 = rhi1 = rhi2 = -np.inf
-        for i in range(a0, a1):
-            a = rec_xyz[i, 0]
-            b = rec_xyz[i, 1]
-            c = rec_xyz[i, 2]
+        n_t = rt_starts[t + 1] - a0
+        for i in range(n_t):
+            a = rec_xyz[a0 + i, 0]
+            b = rec_xyz[a0 + i, 1]
+            c = rec_xyz[a0 + i, 2]
             for k in range(m_rec):
                 e = pose[7 + k]
-                a += rec_modes[k, i, 0] * e
-                b += rec_modes[k, i, 1] * e
-                c += rec_modes[k, i, 2] * e
-            rec[i - a0, 0] = a
-            rec[i - a0, 1] = b
-            rec[i - a0, 2] = c
-            rlo0 = min(rlo0, a)
-            rlo1 = min(rlo1, b)
-            rlo2 = min(rlo2, c)
-            rhi0 = max(rhi0, a)
-            rhi1 = max(rhi1, b)
-            rhi2 = max(rhi2, c)
-        n_near = 0
-        for u in range(n_lt):
-            if _gap2(rlo0, rlo1, rlo2, rhi0, rhi1, rhi2, llo[u], lhi[u]) <= DFIRE_CUTOFF2:
-                near[n_near] = u
-                n_near += 1
-        if n_near == 0:
+                a += rec_modes[k, a0 + i, 0] * e
+                b += rec_modes[k, a0 + i, 1] * e
+                c += rec_modes[k, a0 + i, 2] * e
+            rec[i, 0] = a
+            rec[i, 1] = b
+            rec[i, 2] = c
+        for d in range(3):
+            rbox_lo[d] = rec[:n_t, d].min()
+            rbox_hi[d] = rec[:n_t, d].max()
+        # ligand sub-tiles this receptor tile can reach (groups first)
+        n_cand = 0
+        for g in range(n_lg):
+            if (
+                _gap2(
+                    rbox_lo[0],
+                    rbox_lo[1],
+                    rbox_lo[2],
+                    rbox_hi[0],
+                    rbox_hi[1],
+                    rbox_hi[2],
+                    glo[g],
+                    ghi[g],
+                )
+                > DFIRE_CUTOFF2
+            ):
+                continue
+            for s in range(g * LIG_GROUP, min((g + 1) * LIG_GROUP, n_ls)):
+                if (
+                    _gap2(
+                        rbox_lo[0],
+                        rbox_lo[1],
+                        rbox_lo[2],
+                        rbox_hi[0],
+                        rbox_hi[1],
+                        rbox_hi[2],
+                        slo[s],
+                        shi[s],
+                    )
+                    <= DFIRE_CUTOFF2
+                ):
+                    cand[n_cand] = s
+                    n_cand += 1
+        if n_cand == 0:
             continue
-        for i in range(a0, a1):
-            xi = rec[i - a0, 0]
-            yi = rec[i - a0, 1]
-            zi = rec[i - a0, 2]
-            # pass 1 (branch-free): squared distances, compacted to those within the cutoff
-            n_hit = 0
-            for q in range(n_near):
-                u = near[q]
-                if _gap2(xi, yi, zi, xi, yi, zi, llo[u], lhi[u]) > DFIRE_CUTOFF2:
-                    continue
-                j0 = lt_starts[u]
-                j1 = lt_starts[u + 1]
-                for j in range(j0, j1):
-                    dx = xi - lx[j]
-                    dy = yi - ly[j]
-                    dz = zi - lz[j]
-                    d2 = dx * dx + dy * dy + dz * dz
-                    hit_j[n_hit] = j
-                    hit_d2[n_hit] = d2
-                    n_hit += d2 <= DFIRE_CUTOFF2
-            # pass 2: bin without sqrt and accumulate, in all-pairs order
-            roff = rec_off[i]
-            for h in range(n_hit):
-                j = hit_j[h]
-                d2 = hit_d2[h]
-                kk = int(math.sqrt(d2) * 2.0 - 1.0)
-                if kk < 0:
-                    kk = 0
-                energy += table[roff + lig_off[j] + bins[kk]]
-                if kk <= iface_kmax and d2 <= iface_d2max:
-                    g = rec_group[i]
-                    if g >= 0:
-                        rec_hit[g] = True
-                    g = lig_group[j]
-                    if g >= 0:
-                        lig_hit[g] = True
-                    g = mem_group[i]
-                    if g >= 0:
-                        mem_hit[g] = True
+        for r0 in range(0, n_t, REC_SUB):
+            r1 = min(r0 + REC_SUB, n_t)
+            lo0 = rec[r0:r1, 0].min()
+            lo1 = rec[r0:r1, 1].min()
+            lo2 = rec[r0:r1, 2].min()
+            hi0 = rec[r0:r1, 0].max()
+            hi1 = rec[r0:r1, 1].max()
+            hi2 = rec[r0:r1, 2].max()
+            n_runs = 0
+            for q in range(n_cand):
+                s = cand[q]
+                if _gap2(lo0, lo1, lo2, hi0, hi1, hi2, slo[s], shi[s]) <= DFIRE_CUTOFF2:
+                    # ligand atoms to visit, as runs (adjacent sub-tiles merge)
+                    js = s * LIG_SUB
+                    je = min(js + LIG_SUB, n_lig)
+                    if n_runs > 0 and run_end[n_runs - 1] == js:
+                        run_end[n_runs - 1] = je
+                    else:
+                        run_start[n_runs] = js
+                        run_end[n_runs] = je
+                        n_runs += 1
+            if n_runs == 0:
+                continue
+            for ii in range(r0, r1):
+                i = a0 + ii
+                xi = rec[ii, 0]
+                yi = rec[ii, 1]
+                zi = rec[ii, 2]
+                # pass 1 (branch-free): squared distances, compacted to those within cutoff
+                n_hit = 0
+                for q in range(n_runs):
+                    for j in range(run_start[q], run_end[q]):
+                        dx = xi - lx[j]
+                        dy = yi - ly[j]
+                        dz = zi - lz[j]
+                        d2 = dx * dx + dy * dy + dz * dz
+                        hit_j[n_hit] = j
+                        hit_d2[n_hit] = d2
+                        n_hit += d2 <= DFIRE_CUTOFF2
+                # pass 2: bin (one lookup; exact sqrt only in the few cells an edge
+                # crosses) and accumulate, in all-pairs order
+                roff = rec_off[i]
+                for h in range(n_hit):
+                    j = hit_j[h]
+                    d2 = hit_d2[h]
+                    b = cell_bins[int(d2 * 4.0)]
+                    if b < 0:
+                        b = bins[max(int(math.sqrt(d2) * 2.0 - 1.0), 0)]
+                    energy += table[roff + lig_off[j] + b]
+                    if d2 < iface_below:
+                        g = rec_group[i]
+                        if g >= 0:
+                            rec_hit[g] = True
+                        g = lig_group[j]
+                        if g >= 0:
+                            lig_hit[g] = True
+                        g = mem_group[i]
+                        if g >= 0:
+                            mem_hit[g] = True
 
     score = (energy * ENERGY_SCALE - ENERGY_OFFSET) * -1.0
     p_rec = rec_hit.sum() / n_rec_groups if n_rec_groups > 0 else 0.0
@@ -247,11 +314,10 @@ def _score_batch(
     lig_xyz,
     lig_off,
     lig_modes,
-    lt_starts,
     table,
     bins,
-    iface_kmax,
-    iface_d2max,
+    cell_bins,
+    iface_below,
     rec_group,
     n_rec_groups,
     lig_group,
@@ -275,11 +341,10 @@ def _score_batch(
             lig_xyz,
             lig_off,
             lig_modes,
-            lt_starts,
             table,
             bins,
-            iface_kmax,
-            iface_d2max,
+            cell_bins,
+            iface_below,
             rec_group,
             n_rec_groups,
             lig_group,
@@ -310,11 +375,10 @@ def score_poses(model: DFIREModel, poses: np.ndarray, *, threads: int | None = N
             model.lig_xyz,
             model.lig_types * (N_BINS + 1),
             model.lig_modes,
-            model.lig_tiles.starts,
             model.table.ravel(),
             model.bins,
-            model.iface_kmax,
-            float(model.iface_d2max),
+            model.cell_bins,
+            float(model.iface_below),
             model.rec_restraint_group,
             model.n_rec_restraints,
             model.lig_restraint_group,

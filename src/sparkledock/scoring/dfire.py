@@ -27,6 +27,7 @@ matrix), which differs from the names in its own type list for CE2/NE1/CZ3/CH2/C
 from __future__ import annotations
 
 import lzma
+import math
 import warnings
 from dataclasses import dataclass
 from functools import cache
@@ -110,6 +111,9 @@ DIST_TO_BINS = np.array(
 )
 #: Largest k a pair within the cutoff can have (d = 15 Å → k = 29).
 K_MAX = 29
+#: 0-based table bin of each k (bin 20 at k = 29 is one past the row: see module notes).
+BINS = DIST_TO_BINS[: K_MAX + 1] - 1
+BINS.setflags(write=False)
 
 #: Atom names of each residue in DFIRE type order; types are numbered consecutively through
 #: this table (CYS N = 0 ... MMB BJ = 167), which is the order of the DCparams file.
@@ -145,6 +149,61 @@ ATOM_TYPE: dict[tuple[str, str], int] = {
     for i, (res, atom) in enumerate((res, atom) for res, atoms in RESIDUE_ATOMS for atom in atoms)
 }
 KNOWN_RESIDUES = frozenset(res for res, _ in RESIDUE_ATOMS)
+
+
+def lightdock_k(d2: float) -> int:
+    """LightDock's bin index ``trunc(2·sqrt(d2) − 1)`` in float64, clamped at 0."""
+    return max(int(math.sqrt(d2) * 2.0 - 1.0), 0)
+
+
+@cache
+def k_thresholds() -> np.ndarray:
+    """``T[m]``: the smallest double ``d2`` for which :func:`lightdock_k` is at least ``m``.
+
+    ``k`` steps up where ``d2 = (m + 1)²/4``; rounding in ``sqrt`` moves some of these edges
+    down by one ulp, which this search finds exactly (``lightdock_k`` is monotone).
+    """
+    out = np.zeros(K_MAX + 2)
+    for m in range(1, K_MAX + 2):
+        x = (m + 1) ** 2 / 4.0
+        while lightdock_k(float(np.nextafter(x, 0.0))) >= m:
+            x = float(np.nextafter(x, 0.0))
+        out[m] = x
+    out.setflags(write=False)
+    return out
+
+
+#: Cells of squared distance, ``c = int(4·d2)`` (exact: scaling by 4 is exact in binary).
+N_CELLS = int(DFIRE_CUTOFF2 * 4) + 1
+
+
+@cache
+def cell_bins() -> np.ndarray:
+    """Table bin of each squared-distance cell, or −1 where the bin changes inside the cell.
+
+    Every edge ``(m + 1)²/4`` is a multiple of 1/4, so a cell holds at most the one-ulp sliver
+    below an edge that ``sqrt`` rounding creates; those few cells (−1) take the exact
+    square-root path, every other pair gets its bin from one lookup. Bit-identical to
+    ``BINS[lightdock_k(d2)]`` by construction (tests check it on edges and at random).
+    """
+    thresholds = k_thresholds()
+    out = np.empty(N_CELLS, dtype=np.int64)
+    for c in range(N_CELLS):
+        lo, hi = c / 4.0, (c + 1) / 4.0
+        mixed = any(lo < thresholds[m] < hi for m in range(1, K_MAX + 1))
+        out[c] = -1 if mixed else BINS[min(lightdock_k(lo), K_MAX)]
+    out.setflags(write=False)
+    return out
+
+
+def interface_below(lightdock_compat: bool) -> float:
+    """Pairs with ``d2`` below this are interface pairs (no square root needed).
+
+    Compat: LightDock's ``k <= 3``, i.e. below the ``k = 4`` edge; otherwise ``d <= 3.9 Å``.
+    """
+    if lightdock_compat:
+        return float(k_thresholds()[LIGHTDOCK_INTERFACE_K_MAX + 1])
+    return float(np.nextafter(INTERFACE_CUTOFF_A**2, np.inf))
 
 
 @cache
@@ -251,6 +310,8 @@ class DFIREModel:
     lig_tiles: Tiles
     table: np.ndarray
     bins: np.ndarray
+    cell_bins: np.ndarray
+    iface_below: float
     iface_kmax: int
     iface_d2max: float
     rec_restraint_group: np.ndarray
@@ -316,7 +377,9 @@ class DFIRE:
             lig_modes=lig_modes,
             lig_tiles=build_tiles(ligand.atoms.coords, lig_modes, tile_size),
             table=padded_table(lightdock_compat),
-            bins=(DIST_TO_BINS[: K_MAX + 1] - 1).astype(np.int64),
+            bins=np.array(BINS),
+            cell_bins=np.array(cell_bins()),
+            iface_below=interface_below(lightdock_compat),
             iface_kmax=LIGHTDOCK_INTERFACE_K_MAX if lightdock_compat else K_MAX,
             iface_d2max=np.inf if lightdock_compat else INTERFACE_CUTOFF_A**2,
             rec_restraint_group=groups[0][0],
