@@ -59,6 +59,54 @@ def _gap2(lo_a0, lo_a1, lo_a2, hi_a0, hi_a1, hi_a2, lo_b, hi_b):
     return g
 
 
+@njit(cache=True, inline="never")
+def _gather(xi, yi, zi, lx, ly, lz, run_start, run_end, n_runs, hit_j, hit_d2):
+    """Pass 1 (branch-free): squared distances from one receptor atom to the ligand atoms in
+    reach, compacted in ligand order to those within the cutoff; returns their count."""
+    n_hit = 0
+    for q in range(n_runs):
+        for j in range(np.uint64(run_start[q]), np.uint64(run_end[q])):
+            dx = xi - lx[j]
+            dy = yi - ly[j]
+            dz = zi - lz[j]
+            d2 = dx * dx + dy * dy + dz * dz
+            hit_j[np.uint64(n_hit)] = j
+            hit_d2[np.uint64(n_hit)] = d2
+            n_hit += d2 <= DFIRE_CUTOFF2
+    return n_hit
+
+
+@njit(cache=True, inline="never")
+def _accumulate(energy, roff, hit_j, hit_d2, n_hit, lig_off, table, cell_bins, bins):
+    """Pass 2: bin each pair (one lookup; the exact square root only in the few cells an edge
+    crosses) and add its table entry, in order."""
+    for h in range(np.uint64(n_hit)):
+        d2 = hit_d2[h]
+        b = cell_bins[np.uint64(d2 * 4.0)]
+        if b < 0:
+            b = bins[np.uint64(max(int(math.sqrt(d2) * 2.0 - 1.0), 0))]
+        energy += table[np.uint64(roff + lig_off[hit_j[h]] + b)]
+    return energy
+
+
+@njit(cache=True)
+def _mark_interface(
+    i, hit_j, hit_d2, n_hit, iface_below, rec_group, rec_hit, lig_group, lig_hit, mem_group, mem_hit
+):
+    """Flag restraint residues and membrane beads with an atom in an interface pair."""
+    for h in range(n_hit):
+        if hit_d2[h] < iface_below:
+            g = rec_group[i]
+            if g >= 0:
+                rec_hit[g] = True
+            g = lig_group[hit_j[h]]
+            if g >= 0:
+                lig_hit[g] = True
+            g = mem_group[i]
+            if g >= 0:
+                mem_hit[g] = True
+
+
 @njit(cache=True)
 def _score_one(
     pose,
@@ -161,7 +209,7 @@ def _score_one(
     cand = np.empty(n_ls, dtype=np.int64)
     run_start = np.empty(n_ls, dtype=np.int64)
     run_end = np.empty(n_ls, dtype=np.int64)
-    hit_j = np.empty(n_lig, dtype=np.int64)
+    hit_j = np.empty(n_lig, dtype=np.uint64)
     hit_d2 = np.empty(n_lig)
     rbox_lo = np.empty(3)
     rbox_hi = np.empty(3)
@@ -260,37 +308,24 @@ def _score_one(
                 xi = rec[ii, 0]
                 yi = rec[ii, 1]
                 zi = rec[ii, 2]
-                # pass 1 (branch-free): squared distances, compacted to those within cutoff
-                n_hit = 0
-                for q in range(n_runs):
-                    for j in range(run_start[q], run_end[q]):
-                        dx = xi - lx[j]
-                        dy = yi - ly[j]
-                        dz = zi - lz[j]
-                        d2 = dx * dx + dy * dy + dz * dz
-                        hit_j[n_hit] = j
-                        hit_d2[n_hit] = d2
-                        n_hit += d2 <= DFIRE_CUTOFF2
-                # pass 2: bin (one lookup; exact sqrt only in the few cells an edge
-                # crosses) and accumulate, in all-pairs order
-                roff = rec_off[i]
-                for h in range(n_hit):
-                    j = hit_j[h]
-                    d2 = hit_d2[h]
-                    b = cell_bins[int(d2 * 4.0)]
-                    if b < 0:
-                        b = bins[max(int(math.sqrt(d2) * 2.0 - 1.0), 0)]
-                    energy += table[roff + lig_off[j] + b]
-                    if d2 < iface_below:
-                        g = rec_group[i]
-                        if g >= 0:
-                            rec_hit[g] = True
-                        g = lig_group[j]
-                        if g >= 0:
-                            lig_hit[g] = True
-                        g = mem_group[i]
-                        if g >= 0:
-                            mem_hit[g] = True
+                n_hit = _gather(xi, yi, zi, lx, ly, lz, run_start, run_end, n_runs, hit_j, hit_d2)
+                energy = _accumulate(
+                    energy, rec_off[i], hit_j, hit_d2, n_hit, lig_off, table, cell_bins, bins
+                )
+                if n_hit > 0 and hit_d2[:n_hit].min() < iface_below:
+                    _mark_interface(
+                        i,
+                        hit_j,
+                        hit_d2,
+                        n_hit,
+                        iface_below,
+                        rec_group,
+                        rec_hit,
+                        lig_group,
+                        lig_hit,
+                        mem_group,
+                        mem_hit,
+                    )
 
     score = (energy * ENERGY_SCALE - ENERGY_OFFSET) * -1.0
     p_rec = rec_hit.sum() / n_rec_groups if n_rec_groups > 0 else 0.0
