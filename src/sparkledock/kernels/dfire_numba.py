@@ -60,46 +60,60 @@ def _gap2(lo_a0, lo_a1, lo_a2, hi_a0, hi_a1, hi_a2, lo_b, hi_b):
 
 
 @njit(cache=True, inline="never")
-def _gather(xi, yi, zi, lx, ly, lz, run_start, run_end, n_runs, hit_j, hit_d2):
-    """Pass 1 (branch-free): squared distances from one receptor atom to the ligand atoms in
-    reach, compacted in ligand order to those within the cutoff; returns their count."""
+def _gather(xi, yi, zi, lx, ly, lz, run_start, run_end, n_runs, hit_j, d2_of):
+    """Pass 1: squared distances from one receptor atom to the ligand atoms in reach
+    (vectorisable, stored by ligand atom in ``d2_of``), then the indices of those within the
+    cutoff, compacted in ligand order (branch-free); returns their count."""
     n_hit = 0
     for q in range(n_runs):
-        for j in range(np.uint64(run_start[q]), np.uint64(run_end[q])):
+        j0 = np.uint64(run_start[q])
+        j1 = np.uint64(run_end[q])
+        for j in range(j0, j1):
             dx = xi - lx[j]
             dy = yi - ly[j]
             dz = zi - lz[j]
-            d2 = dx * dx + dy * dy + dz * dz
+            d2_of[j] = dx * dx + dy * dy + dz * dz
+        for j in range(j0, j1):
             hit_j[np.uint64(n_hit)] = j
-            hit_d2[np.uint64(n_hit)] = d2
-            n_hit += d2 <= DFIRE_CUTOFF2
+            n_hit += d2_of[j] <= DFIRE_CUTOFF2
     return n_hit
 
 
 @njit(cache=True, inline="never")
-def _accumulate(energy, roff, hit_j, hit_d2, n_hit, lig_off, table, cell_bins, bins):
+def _accumulate(energy, roff, hit_j, d2_of, n_hit, lig_off, table, cell_bins, bins):
     """Pass 2: bin each pair (one lookup; the exact square root only in the few cells an edge
     crosses) and add its table entry, in order."""
     for h in range(np.uint64(n_hit)):
-        d2 = hit_d2[h]
+        j = hit_j[h]
+        d2 = d2_of[j]
         b = cell_bins[np.uint64(d2 * 4.0)]
         if b < 0:
             b = bins[np.uint64(max(int(math.sqrt(d2) * 2.0 - 1.0), 0))]
-        energy += table[np.uint64(roff + lig_off[hit_j[h]] + b)]
+        energy += table[np.uint64(roff + lig_off[j] + b)]
     return energy
 
 
 @njit(cache=True)
+def _any_closer(hit_j, d2_of, n_hit, below):
+    """Whether any gathered pair is closer than ``below`` (squared)."""
+    for h in range(n_hit):  # noqa: SIM110 (a plain loop compiles to tight code in Numba)
+        if d2_of[hit_j[h]] < below:
+            return True
+    return False
+
+
+@njit(cache=True)
 def _mark_interface(
-    i, hit_j, hit_d2, n_hit, iface_below, rec_group, rec_hit, lig_group, lig_hit, mem_group, mem_hit
+    i, hit_j, d2_of, n_hit, iface_below, rec_group, rec_hit, lig_group, lig_hit, mem_group, mem_hit
 ):
     """Flag restraint residues and membrane beads with an atom in an interface pair."""
     for h in range(n_hit):
-        if hit_d2[h] < iface_below:
+        j = hit_j[h]
+        if d2_of[j] < iface_below:
             g = rec_group[i]
             if g >= 0:
                 rec_hit[g] = True
-            g = lig_group[hit_j[h]]
+            g = lig_group[j]
             if g >= 0:
                 lig_hit[g] = True
             g = mem_group[i]
@@ -210,7 +224,7 @@ def _score_one(
     run_start = np.empty(n_ls, dtype=np.int64)
     run_end = np.empty(n_ls, dtype=np.int64)
     hit_j = np.empty(n_lig, dtype=np.uint64)
-    hit_d2 = np.empty(n_lig)
+    d2_of = np.empty(n_lig)
     rbox_lo = np.empty(3)
     rbox_hi = np.empty(3)
     bound_cut2 = (_CUTOFF + _BOUND_SLACK) ** 2
@@ -308,15 +322,15 @@ def _score_one(
                 xi = rec[ii, 0]
                 yi = rec[ii, 1]
                 zi = rec[ii, 2]
-                n_hit = _gather(xi, yi, zi, lx, ly, lz, run_start, run_end, n_runs, hit_j, hit_d2)
+                n_hit = _gather(xi, yi, zi, lx, ly, lz, run_start, run_end, n_runs, hit_j, d2_of)
                 energy = _accumulate(
-                    energy, rec_off[i], hit_j, hit_d2, n_hit, lig_off, table, cell_bins, bins
+                    energy, rec_off[i], hit_j, d2_of, n_hit, lig_off, table, cell_bins, bins
                 )
-                if n_hit > 0 and hit_d2[:n_hit].min() < iface_below:
+                if _any_closer(hit_j, d2_of, n_hit, iface_below):
                     _mark_interface(
                         i,
                         hit_j,
-                        hit_d2,
+                        d2_of,
                         n_hit,
                         iface_below,
                         rec_group,
