@@ -150,13 +150,23 @@ def _receptor_tile(pose, rec_xyz, rec_modes, a0, n_t, rec, box):
 
 
 @njit(cache=True, inline="never")
-def _tile_candidates(box, group_box, sub_box, cand):
-    """Ligand sub-tiles within the cutoff of receptor box ``box`` (groups tested first)."""
+def _near_groups(box, group_box, cut2, groups):
+    """Ligand groups whose boxes come within ``sqrt(cut2)`` of ``box``; returns the count."""
+    n = 0
+    for g in range(group_box.shape[0]):
+        if _gap2(box, group_box[g]) <= cut2:
+            groups[n] = g
+            n += 1
+    return n
+
+
+@njit(cache=True, inline="never")
+def _tile_candidates(box, groups, n_groups, sub_box, cand):
+    """Sub-tiles of the given ligand groups within the cutoff of receptor box ``box``."""
     n_sub = sub_box.shape[0]
     n_cand = 0
-    for g in range(group_box.shape[0]):
-        if _gap2(box, group_box[g]) > DFIRE_CUTOFF2:
-            continue
+    for q in range(n_groups):
+        g = groups[q]
         for s in range(g * LIG_GROUP, min((g + 1) * LIG_GROUP, n_sub)):
             if _gap2(box, sub_box[s]) <= DFIRE_CUTOFF2:
                 cand[n_cand] = s
@@ -294,6 +304,7 @@ def _score_one(pose, m):
     tile_box = np.empty(6)
     chunk_box = np.empty(6)
     cand = np.empty(n_sub, dtype=np.int64)
+    groups = np.empty(group_box.shape[0], dtype=np.int64)
     run_start = np.empty(n_sub, dtype=np.int64)
     run_end = np.empty(n_sub, dtype=np.int64)
     hit_j = np.empty(n_lig, dtype=np.uint64)
@@ -307,10 +318,14 @@ def _score_one(pose, m):
             tile_box[d + 3] = rt_hi[t, d] + reach
         if _gap2(tile_box, all_box) > bound_cut2 or _gap2(tile_box, centre) > sphere_cut2:
             continue
+        # ligand groups the tile can reach at its largest displacement: none, no conformer
+        n_groups = _near_groups(tile_box, group_box, bound_cut2, groups)
+        if n_groups == 0:
+            continue
         a0 = rt_starts[t]
         n_t = rt_starts[t + 1] - a0
         _receptor_tile(pose, rec_xyz, rec_modes, a0, n_t, rec, tile_box)
-        n_cand = _tile_candidates(tile_box, group_box, sub_box, cand)
+        n_cand = _tile_candidates(tile_box, groups, n_groups, sub_box, cand)
         if n_cand == 0:
             continue
         for r0 in range(0, n_t, REC_SUB):
