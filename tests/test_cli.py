@@ -136,3 +136,14 @@ def test_usage_errors_exit_2(argv):
     with pytest.raises(SystemExit) as info:
         main(argv)
     assert info.value.code == 2
+
+
+def test_long_runs_report_progress_on_stderr(capsys, monkeypatch):
+    import sparkledock.cli as cli
+
+    monkeypatch.setattr(cli, "CHUNK", 16)
+    ex = example_dir()
+    code, out, err = run(capsys, "score", str(ex), str(ex / "poses.dat"))
+    assert code == 0 and len(out.split()) == 64
+    progress = [ln for ln in err.splitlines() if ln.startswith("sparkledock: scored")]
+    assert [ln.split()[2] for ln in progress] == ["16/64", "32/64", "48/64", "64/64"]
