@@ -100,3 +100,27 @@ def test_unknown_residue_names_chain_residue_atom(tmp_path):
     with pytest.warns(UserWarning, match="skipped 5 atoms unknown to DFIRE"):
         model = get_scoring("dfire").prepare(setup.receptor, setup.ligand, skip_unknown=True)
     assert len(model.lig_xyz) == 476 and model.lig_modes.shape == (10, 476, 3)
+
+
+def test_setup_without_modes_scores_like_zero_extents(tmp_path):
+    """use_anm false: 7-number poses; equal to the ANM setup with all extents at zero."""
+    import json
+
+    rigid_dir = tmp_path / "rigid"
+    shutil.copytree(SETUP, rigid_dir)
+    config = json.loads((rigid_dir / "setup.json").read_text())
+    config["use_anm"] = False
+    (rigid_dir / "setup.json").write_text(json.dumps(config))
+    rigid = load_setup(rigid_dir)
+    flexible = load_setup(SETUP)
+    assert rigid.layout == PoseLayout(0, 0)
+    poses = np.array(read_poses(BENCH / "2X9A" / "lightdock_setup" / "init" /
+                                "initial_positions_0.dat", flexible.layout))[:16]
+    dfire = get_scoring("dfire")
+    zeroed = poses.copy()
+    zeroed[:, 7:] = 0.0
+    a = dfire.score(dfire.prepare(rigid.receptor, rigid.ligand), poses[:, :7])
+    b = dfire.score(dfire.prepare(flexible.receptor, flexible.ligand), zeroed)
+    assert np.array_equal(a, b)
+    assert not np.array_equal(b, dfire.score(dfire.prepare(flexible.receptor, flexible.ligand),
+                                             poses))
