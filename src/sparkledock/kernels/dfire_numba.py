@@ -161,8 +161,9 @@ def _near_groups(box, group_box, cut2, groups):
 
 
 @njit(cache=True, inline="never")
-def _tile_candidates(box, groups, n_groups, sub_box, cand):
-    """Sub-tiles of the given ligand groups within the cutoff of receptor box ``box``."""
+def _tile_candidates(box, groups, n_groups, sub_box, cand, cand_box):
+    """Sub-tiles of the given ligand groups within the cutoff of receptor box ``box``; their
+    boxes are copied to ``cand_box`` (6, n) so that chunk tests run as vector loops."""
     n_sub = sub_box.shape[0]
     n_cand = 0
     for q in range(n_groups):
@@ -170,22 +171,31 @@ def _tile_candidates(box, groups, n_groups, sub_box, cand):
         for s in range(g * LIG_GROUP, min((g + 1) * LIG_GROUP, n_sub)):
             if _gap2(box, sub_box[s]) <= DFIRE_CUTOFF2:
                 cand[n_cand] = s
+                for d in range(6):
+                    cand_box[d, n_cand] = sub_box[s, d]
                 n_cand += 1
     return n_cand
 
 
 @njit(cache=True, inline="never")
-def _chunk_runs(rec, r0, r1, box, cand, n_cand, sub_box, n_lig, run_start, run_end):
-    """Runs of ligand atoms (adjacent sub-tiles merged) within the cutoff of receptor atoms
-    ``rec[r0:r1]``; returns the number of runs."""
-    for d in range(3):
-        box[d] = rec[r0:r1, d].min()
-        box[d + 3] = rec[r0:r1, d].max()
+def _chunk_runs(rec, r0, r1, cand, n_cand, cand_box, gap, n_lig, run_start, run_end):
+    """Runs of ligand atoms (adjacent sub-tiles merged) within the cutoff of the box of
+    receptor atoms ``rec[r0:r1]``; returns the number of runs."""
+    lo0 = rec[r0:r1, 0].min()
+    lo1 = rec[r0:r1, 1].min()
+    lo2 = rec[r0:r1, 2].min()
+    hi0 = rec[r0:r1, 0].max()
+    hi1 = rec[r0:r1, 1].max()
+    hi2 = rec[r0:r1, 2].max()
+    for q in range(n_cand):
+        x = max(cand_box[0, q] - hi0, lo0 - cand_box[3, q], 0.0)
+        y = max(cand_box[1, q] - hi1, lo1 - cand_box[4, q], 0.0)
+        z = max(cand_box[2, q] - hi2, lo2 - cand_box[5, q], 0.0)
+        gap[q] = x * x + y * y + z * z
     n_runs = 0
     for q in range(n_cand):
-        s = cand[q]
-        if _gap2(box, sub_box[s]) <= DFIRE_CUTOFF2:
-            js = s * LIG_SUB
+        if gap[q] <= DFIRE_CUTOFF2:
+            js = cand[q] * LIG_SUB
             je = min(js + LIG_SUB, n_lig)
             if n_runs > 0 and run_end[n_runs - 1] == js:
                 run_end[n_runs - 1] = je
@@ -302,8 +312,9 @@ def _score_one(pose, m):
     track_interface = n_rec_groups + n_lig_groups + n_mem_groups > 0
     rec = np.empty((tile_cap, 3))
     tile_box = np.empty(6)
-    chunk_box = np.empty(6)
     cand = np.empty(n_sub, dtype=np.int64)
+    cand_box = np.empty((6, n_sub))
+    gap = np.empty(n_sub)
     groups = np.empty(group_box.shape[0], dtype=np.int64)
     run_start = np.empty(n_sub, dtype=np.int64)
     run_end = np.empty(n_sub, dtype=np.int64)
@@ -325,13 +336,13 @@ def _score_one(pose, m):
         a0 = rt_starts[t]
         n_t = rt_starts[t + 1] - a0
         _receptor_tile(pose, rec_xyz, rec_modes, a0, n_t, rec, tile_box)
-        n_cand = _tile_candidates(tile_box, groups, n_groups, sub_box, cand)
+        n_cand = _tile_candidates(tile_box, groups, n_groups, sub_box, cand, cand_box)
         if n_cand == 0:
             continue
         for r0 in range(0, n_t, REC_SUB):
             r1 = min(r0 + REC_SUB, n_t)
             n_runs = _chunk_runs(
-                rec, r0, r1, chunk_box, cand, n_cand, sub_box, n_lig, run_start, run_end
+                rec, r0, r1, cand, n_cand, cand_box, gap, n_lig, run_start, run_end
             )
             if n_runs == 0:
                 continue
