@@ -91,6 +91,12 @@ def test_bad_inputs_give_one_line_errors(capsys, tmp_path):
     rec.write_text("")
     one_line_error(capsys, "score", str(setup), str(poses), match="file is empty")
 
+    shutil.copy(SETUP / "lightdock_2X9A_r_u.pdb", rec)
+    text = rec.read_text()
+    first_res = text.splitlines()[0][17:26]  # residue name, chain and number of residue 1
+    rec.write_text(text.replace(first_res, "UNK" + first_res[3:]))
+    one_line_error(capsys, "score", str(setup), str(poses), match="DFIRE has no type for residue")
+
     restraints = tmp_path / "r.list"
     restraints.write_text("R A.GLY.999\n")
     one_line_error(

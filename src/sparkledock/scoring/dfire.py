@@ -221,6 +221,7 @@ def dfire_table() -> np.ndarray:
     return table
 
 
+@cache
 def padded_table(lightdock_compat: bool = True) -> np.ndarray:
     """(168, 168, 21) table whose extra bin 20 holds what a pair at exactly 15 Å scores.
 
@@ -237,6 +238,7 @@ def padded_table(lightdock_compat: bool = True) -> np.ndarray:
         out[:, :, N_BINS] = flat[idx].reshape(N_TYPES, N_TYPES)
     else:
         out[:, :, N_BINS] = base[:, :, N_BINS - 1]
+    out.setflags(write=False)
     return out
 
 
