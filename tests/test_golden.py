@@ -23,4 +23,3 @@ def test_scores_match_lightdock(setups, name, with_restraints):
     # Stronger than the 1e-9 contract: conformers and summation order follow LightDock's
     # operations exactly, so every score is bit-identical (exact trajectories rely on it).
     assert np.array_equal(got, expected)
-

@@ -114,13 +114,17 @@ def test_setup_without_modes_scores_like_zero_extents(tmp_path):
     rigid = load_setup(rigid_dir)
     flexible = load_setup(SETUP)
     assert rigid.layout == PoseLayout(0, 0)
-    poses = np.array(read_poses(BENCH / "2X9A" / "lightdock_setup" / "init" /
-                                "initial_positions_0.dat", flexible.layout))[:16]
+    poses = np.array(
+        read_poses(
+            BENCH / "2X9A" / "lightdock_setup" / "init" / "initial_positions_0.dat", flexible.layout
+        )
+    )[:16]
     dfire = get_scoring("dfire")
     zeroed = poses.copy()
     zeroed[:, 7:] = 0.0
     a = dfire.score(dfire.prepare(rigid.receptor, rigid.ligand), poses[:, :7])
     b = dfire.score(dfire.prepare(flexible.receptor, flexible.ligand), zeroed)
     assert np.array_equal(a, b)
-    assert not np.array_equal(b, dfire.score(dfire.prepare(flexible.receptor, flexible.ligand),
-                                             poses))
+    assert not np.array_equal(
+        b, dfire.score(dfire.prepare(flexible.receptor, flexible.ligand), poses)
+    )
