@@ -182,21 +182,7 @@ def read_structure(path: str | os.PathLike[str]) -> Atoms:
         raise InputFileError(f"{path}: no atoms found")
     st.remove_alternative_conformations()
     model = st[0]
-    cols: dict[str, list] = {
-        k: []
-        for k in (
-            "coords",
-            "chain",
-            "res_seq",
-            "ins_code",
-            "res_name",
-            "atom_name",
-            "element",
-            "hetero",
-            "occupancy",
-            "b_factor",
-        )
-    }
+    cols: dict[str, list] = {f.name: [] for f in fields(Atoms)}
     for ch in model:
         for res in ch:
             het = res.het_flag == "H"
