@@ -140,3 +140,78 @@ def write_poses(path: str | os.PathLike[str], poses: np.ndarray) -> None:
     """Write poses in LightDock's ``initial_positions`` format (9 decimals)."""
     text = "".join(" ".join(f"{v:.9f}" for v in row) + "\n" for row in np.atleast_2d(poses))
     atomic_write_text(path, text)
+
+
+GSO_HEADER = "#Coordinates  RecID  LigID  Luciferin  Neighbor's number  Vision Range  Scoring\n"
+
+
+def format_gso_output(
+    poses: np.ndarray,
+    luciferin: np.ndarray,
+    neighbors: np.ndarray,
+    vision_range: np.ndarray,
+    scores: np.ndarray,
+) -> str:
+    """One swarm's glowworms in LightDock's ``gso_<step>.out`` format (receptor and ligand
+    conformer ids are always 0)."""
+    lines = [GSO_HEADER]
+    for pose, lum, nb, vr, sc in zip(
+        poses, luciferin, neighbors, vision_range, scores, strict=True
+    ):
+        coords = ", ".join(f"{v:10.7f}" for v in pose)
+        lines.append(f"({coords}) {0:4d} {0:4d} {lum:12.8f} {int(nb):2d} {vr:5.3f} {sc:12.8f}\n")
+    return "".join(lines)
+
+
+def write_gso_output(
+    path: str | os.PathLike[str],
+    poses: np.ndarray,
+    luciferin: np.ndarray,
+    neighbors: np.ndarray,
+    vision_range: np.ndarray,
+    scores: np.ndarray,
+) -> None:
+    """Write one swarm's ``gso_<step>.out`` atomically."""
+    atomic_write_text(path, format_gso_output(poses, luciferin, neighbors, vision_range, scores))
+
+
+@dataclass(frozen=True)
+class GSOOutput:
+    """A parsed ``gso_<step>.out``: one row per glowworm."""
+
+    poses: np.ndarray
+    luciferin: np.ndarray
+    neighbors: np.ndarray
+    vision_range: np.ndarray
+    scores: np.ndarray
+
+
+def read_gso_output(path: str | os.PathLike[str]) -> GSOOutput:
+    """Read LightDock's (or sparkledock's) ``gso_<step>.out``.
+
+    Raises:
+        InputFileError: missing file or a malformed line (named).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputFileError(f"{path}: no such file")
+    rows = []
+    for lineno, line in enumerate(path.read_text().splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        try:
+            inside, rest = line.split("(", 1)[1].split(")", 1)
+            pose = [float(v) for v in inside.split(",")]
+            _rec, _lig, lum, nb, vr, sc = rest.split()
+            rows.append((pose, float(lum), int(nb), float(vr), float(sc)))
+        except ValueError:
+            raise InputFileError(f"{path}:{lineno}: malformed glowworm line") from None
+    if not rows:
+        raise InputFileError(f"{path}: no glowworms found")
+    return GSOOutput(
+        poses=np.array([r[0] for r in rows]),
+        luciferin=np.array([r[1] for r in rows]),
+        neighbors=np.array([r[2] for r in rows]),
+        vision_range=np.array([r[3] for r in rows]),
+        scores=np.array([r[4] for r in rows]),
+    )

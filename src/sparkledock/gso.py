@@ -1,0 +1,251 @@
+"""Glowworm Swarm Optimization over every swarm and glowworm as arrays.
+
+The state of a run is a handful of arrays of shape (swarms, glowworms, ...); :func:`step`
+advances all of them at once, rescoring only glowworms that moved. The semantics are
+LightDock 0.9.4's (DESIGN.md §2), operation for operation where it matters for exactness:
+
+1. Score every glowworm that moved in the previous step (all at step 1);
+   ``l = (1 − rho)·l + gamma·score``.
+2. Selection, before anyone moves: neighbours of ``i`` are the glowworms ``j ≠ i`` with
+   ``l_i < l_j`` whose ligand reference points are closer than ``i``'s vision range; one
+   uniform draw ``r`` picks the first neighbour whose running probability sum reaches ``r``
+   (``r = 0`` picks the last neighbour, as LightDock's loop does).
+3. Movement toward a copy of the chosen neighbour's pose taken before anyone moved:
+   translation by a fixed step, rotation by SLERP (LightDock's near-parallel branch returns the
+   un-normalised linear blend), each extents vector by a fixed step; a glowworm whose new pose
+   differs from its neighbour's current pose consumes two more draws (LightDock draws and
+   discards them); ``r_v = min(5, max(0, r_v + beta·(nt − |neighbours|)))``.
+
+Random numbers in exact mode come from one Mersenne Twister per swarm, seeded like Python's
+``random.Random(seed)`` and drawn in bulk through NumPy's ``RandomState`` (same generator, same
+doubles): per step one draw per glowworm, then two per glowworm that moved.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .pose import PoseLayout, rotate_lightdock
+
+#: LightDock's SLERP switches to a linear blend above this quaternion dot product.
+LINEAR_THRESHOLD = 0.9995
+#: LightDock compares quaternion components with this tolerance when testing pose equality.
+QUATERNION_EQ_TOL = 1e-7
+#: ``np.allclose([0], [n])`` in LightDock: a step is taken only for norms above this.
+ZERO_NORM = 1e-8
+#: Swarms per chunk in the selection phase (bounds the (chunk, G, G) work arrays).
+SELECTION_CHUNK = 16
+
+
+@dataclass(frozen=True)
+class GSOParameters:
+    """GSO constants (LightDock's defaults, ``glowworm.conf``)."""
+
+    rho: float = 0.4
+    gamma: float = 0.6
+    beta: float = 0.08
+    initial_luciferin: float = 5.0
+    initial_vision_range: float = 0.2
+    max_vision_range: float = 5.0
+    max_neighbors: int = 5
+    translation_step: float = 0.5
+    rotation_step: float = 0.5
+    nmodes_step: float = 0.5
+
+
+@dataclass(frozen=True)
+class SwarmState:
+    """Every swarm's glowworms at one step: poses (S, G, D) and per-glowworm (S, G) arrays."""
+
+    step: int
+    poses: np.ndarray
+    luciferin: np.ndarray
+    vision_range: np.ndarray
+    neighbors: np.ndarray
+    scores: np.ndarray
+    moved: np.ndarray
+
+
+def initial_state(poses: np.ndarray, params: GSOParameters = GSOParameters()) -> SwarmState:
+    """Step-0 state for starting poses (S, G, D): initial luciferin and vision range."""
+    poses = np.array(poses, dtype=np.float64)
+    shape = poses.shape[:2]
+    return SwarmState(
+        step=0,
+        poses=poses,
+        luciferin=np.full(shape, params.initial_luciferin),
+        vision_range=np.full(shape, params.initial_vision_range),
+        neighbors=np.zeros(shape, dtype=np.int64),
+        scores=np.zeros(shape),
+        moved=np.ones(shape, dtype=bool),
+    )
+
+
+class ExactRandom:
+    """LightDock's random stream: one Mersenne Twister per swarm, all seeded with ``seed``.
+
+    ``random.Random(seed)`` seeds the generator; its state moves into a NumPy ``RandomState``
+    which then yields the same doubles as ``Random.random()``, in bulk.
+    """
+
+    def __init__(self, seed: int, n_swarms: int) -> None:
+        state = random.Random(seed).getstate()[1]
+        key, pos = np.array(state[:-1], dtype=np.uint32), int(state[-1])
+        self.generators = []
+        for _ in range(n_swarms):
+            gen = np.random.RandomState()
+            gen.set_state(("MT19937", key, pos))
+            self.generators.append(gen)
+
+    def draw(self, swarm: int, count: int) -> np.ndarray:
+        """The next ``count`` uniforms in [0, 1) of one swarm's stream."""
+        return self.generators[swarm].random_sample(count)
+
+
+def reference_points(poses: np.ndarray, point: np.ndarray, layout: PoseLayout) -> np.ndarray:
+    """The ligand reference point of every pose: rotated then translated, (..., 3)."""
+    rot = poses[..., layout.rotation]
+    moved = rotate_lightdock(rot, np.broadcast_to(point, (*poses.shape[:-1], 3)))
+    return moved + poses[..., layout.translation]
+
+
+def _select(
+    lum: np.ndarray, vision: np.ndarray, refs: np.ndarray, draws: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Chosen neighbour (own index when none) and neighbour count, for (S, G) glowworms."""
+    n_glow = lum.shape[1]
+    d = refs[:, :, None, :] - refs[:, None, :, :]
+    d2 = d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1] + d[..., 2] * d[..., 2]
+    eye = np.eye(n_glow, dtype=bool)
+    mask = (lum[:, :, None] < lum[:, None, :]) & ~eye & (d2 < (vision**2)[:, :, None])
+    count = mask.sum(axis=2)
+    diff = np.where(mask, lum[:, None, :] - lum[:, :, None], 0.0)
+    total = np.cumsum(diff, axis=2)[..., -1]  # sequential, like Python's sum()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        prob = np.where(mask, diff / total[..., None], 0.0)
+    running = np.cumsum(prob, axis=2)
+    reached = mask & (running >= draws[..., None])
+    last = n_glow - 1 - np.argmax(mask[..., ::-1], axis=2)
+    first = np.where(reached.any(axis=2), np.argmax(reached, axis=2), last)
+    chosen = np.where(draws > 0.0, first, last)
+    own = np.broadcast_to(np.arange(n_glow), lum.shape)
+    return np.where(count > 0, chosen, own), count
+
+
+def _step_towards(current: np.ndarray, target: np.ndarray, size: float) -> np.ndarray:
+    """Move each row of ``current`` a fixed ``size`` toward ``target`` (no move if there)."""
+    delta = target - current
+    norm = np.sqrt(np.einsum("...i,...i->...", delta, delta))
+    move = norm > ZERO_NORM
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scaled = delta * (size / norm)[..., None]
+    return np.where(move[..., None], current + scaled, current)
+
+
+def slerp_lightdock(q: np.ndarray, r: np.ndarray, t: float) -> np.ndarray:
+    """LightDock's quaternion SLERP from ``q`` toward ``r`` by fraction ``t`` (…, 4)."""
+    q = q / np.sqrt((q * q).sum(axis=-1, keepdims=True))
+    r = r / np.sqrt((r * r).sum(axis=-1, keepdims=True))
+    dot = (q * r).sum(axis=-1)
+    flip = dot < 0
+    q = np.where(flip[..., None], -q, q)
+    dot = np.where(flip, -dot, dot)
+    linear = q + t * (r - q)  # LightDock does not normalise this branch's result
+    omega = np.arccos(np.clip(dot, -1.0, 1.0))
+    so = np.sin(omega)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        spherical = (np.sin((1.0 - t) * omega) / so)[..., None] * q + (np.sin(t * omega) / so)[
+            ..., None
+        ] * r
+    return np.where((dot > LINEAR_THRESHOLD)[..., None], linear, spherical)
+
+
+def poses_equal(a: np.ndarray, b: np.ndarray, layout: PoseLayout) -> np.ndarray:
+    """LightDock's pose equality: exact translation and extents, quaternions within 1e-7."""
+    rot = layout.rotation
+    same_t = (a[..., layout.translation] == b[..., layout.translation]).all(axis=-1)
+    same_q = (np.abs(a[..., rot] - b[..., rot]) < QUATERNION_EQ_TOL).all(axis=-1)
+    same_e = (a[..., rot.stop :] == b[..., rot.stop :]).all(axis=-1)
+    return same_t & same_q & same_e
+
+
+def _move(
+    poses: np.ndarray, targets: np.ndarray, layout: PoseLayout, params: GSOParameters
+) -> np.ndarray:
+    """New poses after moving toward ``targets`` (all glowworms that have a neighbour)."""
+    new = poses.copy()
+    t = layout.translation
+    new[..., t] = _step_towards(poses[..., t], targets[..., t], params.translation_step)
+    new[..., layout.rotation] = slerp_lightdock(
+        poses[..., layout.rotation], targets[..., layout.rotation], params.rotation_step
+    )
+    for part in (layout.rec_extents, layout.lig_extents):
+        if part.stop > part.start:
+            new[..., part] = _step_towards(poses[..., part], targets[..., part], params.nmodes_step)
+    return new
+
+
+def step(
+    state: SwarmState,
+    score: Callable[[np.ndarray], np.ndarray],
+    rng: ExactRandom,
+    reference_point: np.ndarray,
+    layout: PoseLayout,
+    params: GSOParameters = GSOParameters(),
+) -> SwarmState:
+    """Advance every swarm by one GSO step (see the module notes for the semantics).
+
+    Args:
+        state: the current state.
+        score: scores a (N, D) pose array (only moved glowworms are passed).
+        rng: the random stream (one generator per swarm).
+        reference_point: the ligand's reference point (centred frame).
+    """
+    n_swarms, n_glow, _ = state.poses.shape
+    scores = state.scores.copy()
+    todo = state.moved if state.step > 0 else np.ones_like(state.moved)
+    if todo.any():
+        scores[todo] = score(state.poses[todo])
+    lum = (1.0 - params.rho) * state.luciferin + params.gamma * scores
+
+    refs = reference_points(state.poses, reference_point, layout)
+    draws = np.stack([rng.draw(s, n_glow) for s in range(n_swarms)])
+    chosen = np.empty((n_swarms, n_glow), dtype=np.int64)
+    count = np.empty((n_swarms, n_glow), dtype=np.int64)
+    for s0 in range(0, n_swarms, SELECTION_CHUNK):
+        sl = slice(s0, s0 + SELECTION_CHUNK)
+        chosen[sl], count[sl] = _select(lum[sl], state.vision_range[sl], refs[sl], draws[sl])
+
+    own = np.arange(n_glow)[None, :]
+    has = chosen != own
+    targets = np.take_along_axis(state.poses, chosen[..., None], axis=1)
+    stay = ~has | poses_equal(state.poses, targets, layout)
+    new = np.where(stay[..., None], state.poses, _move(state.poses, targets, layout, params))
+
+    # two discarded draws per glowworm whose new pose differs from its neighbour's current one
+    # (a neighbour earlier in the list has moved already, a later one not yet)
+    neighbour_now = np.where(
+        (chosen < own)[..., None], np.take_along_axis(new, chosen[..., None], axis=1), targets
+    )
+    extra = has & ~poses_equal(new, neighbour_now, layout)
+    for s in range(n_swarms):
+        rng.draw(s, 2 * int(extra[s].sum()))
+
+    vision = np.minimum(
+        params.max_vision_range,
+        np.maximum(0.0, state.vision_range + params.beta * (params.max_neighbors - count)),
+    )
+    return replace(
+        state,
+        step=state.step + 1,
+        poses=new,
+        luciferin=lum,
+        vision_range=vision,
+        neighbors=count,
+        scores=scores,
+        moved=has,
+    )

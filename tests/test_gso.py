@@ -1,0 +1,94 @@
+"""GSO: LightDock-exact trajectories and hand-computed unit cases."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from conftest import BENCH
+from sparkledock import gso
+from sparkledock.geometry import ellipsoid_centre
+from sparkledock.io.lightdock import format_gso_output, load_setup, read_poses
+from sparkledock.pose import PoseLayout
+from sparkledock.scoring import get_scoring
+
+RUN = BENCH / "2X9A" / "lightdock_run" / "swarm_0"
+
+
+def test_exact_mode_reproduces_lightdock_swarm_byte_for_byte():
+    """2X9A swarm 0, seed 324324, 10 steps: gso_0.out and gso_10.out as LightDock wrote them."""
+    setup = load_setup(BENCH / "2X9A" / "lightdock_setup")
+    poses = read_poses(
+        BENCH / "2X9A" / "lightdock_setup" / "init" / "initial_positions_0.dat", setup.layout
+    )
+    dfire = get_scoring("dfire")
+    model = dfire.prepare(setup.receptor, setup.ligand)
+    state = gso.initial_state(poses[None])
+    rng = gso.ExactRandom(324324, 1)
+    centre = ellipsoid_centre(setup.ligand.atoms.coords)
+
+    def text(s):
+        return format_gso_output(
+            s.poses[0], s.luciferin[0], s.neighbors[0], s.vision_range[0], s.scores[0]
+        )
+
+    assert text(state) == (RUN / "gso_0.out").read_text()
+    for _ in range(10):
+        state = gso.step(state, lambda p: dfire.score(model, p), rng, centre, setup.layout)
+    assert text(state) == (RUN / "gso_10.out").read_text()
+    assert state.moved.sum() > 100  # the swarm really moved
+
+
+def test_exact_random_is_pythons_stream():
+    rng = gso.ExactRandom(324324, 2)
+    py = random.Random(324324)
+    expected = [py.random() for _ in range(300)]
+    assert list(rng.draw(0, 100)) + list(rng.draw(0, 200)) == expected
+    assert list(rng.draw(1, 300)) == expected  # every swarm starts from the same seed
+
+
+def test_selection_by_hand():
+    # glowworm 0 sees 1 and 2 (brighter, near); 3 is brighter but far; 4 is dimmer
+    lum = np.array([[1.0, 2.0, 4.0, 9.0, 0.5]])
+    refs = np.array([[[0, 0, 0], [1, 0, 0], [0, 1, 0], [9, 9, 9], [0.5, 0, 0]]], dtype=float)
+    vision = np.full((1, 5), 2.0)
+    for draw, expect in ((0.2, 1), (0.25, 1), (0.26, 2), (0.99, 2), (0.0, 2)):
+        draws = np.array([[draw, 0.5, 0.5, 0.5, 0.5]])
+        chosen, count = gso._select(lum, vision, refs, draws)
+        # probabilities 1/4 toward 1, 3/4 toward 2; r = 0 takes the last (LightDock's loop)
+        assert chosen[0, 0] == expect, draw
+        assert count[0, 0] == 2
+    assert chosen[0, 3] == 3 and count[0, 3] == 0  # brightest: nobody to follow
+    assert count[0, 4] == 3  # dimmest sees 0, 1, 2 within 2 Å
+
+
+def test_slerp_and_linear_branch():
+    c = np.cos(np.pi / 4)
+    ident = np.array([1.0, 0.0, 0.0, 0.0])
+    z90 = np.array([c, 0.0, 0.0, c])
+    half = gso.slerp_lightdock(ident, z90, 0.5)
+    np.testing.assert_allclose(half, [np.cos(np.pi / 8), 0, 0, np.sin(np.pi / 8)], atol=1e-12)
+    # shortest arc: LightDock negates the start instead, so the same rotation comes out as -q
+    np.testing.assert_allclose(gso.slerp_lightdock(ident, -z90, 0.5), -half, atol=1e-12)
+    near = np.array([np.cos(0.01), 0.0, 0.0, np.sin(0.01)])
+    blend = gso.slerp_lightdock(ident, near, 0.5)
+    np.testing.assert_allclose(blend, 0.5 * (ident + near), atol=1e-15)  # not normalised
+    assert abs(np.linalg.norm(blend) - 1.0) > 1e-6
+
+
+def test_movement_steps_and_vision_range():
+    layout = PoseLayout(1, 1)
+    params = gso.GSOParameters()
+    me = np.array([0.0, 0.0, 0.0, 1, 0, 0, 0, 0.0, 0.0])
+    target = np.array([3.0, 4.0, 0.0, 1, 0, 0, 0, 2.0, -1.0])
+    new = gso._move(me[None], target[None], layout, params)[0]
+    np.testing.assert_allclose(new[:3], [0.3, 0.4, 0.0])  # 0.5 Å toward the target
+    np.testing.assert_allclose(new[7:], [0.5, -0.5])  # each extents vector by 0.5
+    same = gso._move(target[None], target[None], layout, params)[0]
+    assert np.array_equal(same, target)
+    state = gso.initial_state(np.zeros((1, 2, 7)))
+    assert state.vision_range[0, 0] == 0.2
+    # vision range: + beta·(5 − neighbours), clamped to [0, 5]
+    vr = np.minimum(5.0, np.maximum(0.0, np.array([0.2, 4.99]) + 0.08 * (5 - np.array([0, 0]))))
+    np.testing.assert_allclose(vr, [0.6, 5.0])
