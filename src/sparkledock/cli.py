@@ -61,6 +61,24 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    from .simulation import run_simulation
+
+    root = run_simulation(
+        args.setup,
+        args.steps,
+        swarms=args.swarms,
+        scoring=args.scoring,
+        seed=args.seed,
+        exact=args.exact,
+        threads=args.threads,
+        quiet=args.quiet,
+    )
+    if not args.quiet:
+        print(f"sparkledock: wrote swarm_*/gso_*.out in {root}", file=sys.stderr)
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     ex = example_dir()
     reference = json.loads((ex / "lightdock_scores.json").read_text())
@@ -141,6 +159,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="drop atoms DFIRE has no type for (with a warning) instead of failing",
     )
     p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("run", help="run GSO on a setup's swarms (writes swarm_<id>/gso_*.out)")
+    p.add_argument("setup", help="the setup's setup.json (or its folder)")
+    p.add_argument("steps", type=int, help="GSO steps")
+    p.add_argument("--swarms", type=int, nargs="+", help="swarm ids to run (default: all)")
+    p.add_argument("--scoring", default="dfire", choices=sorted(SCORING_FUNCTIONS))
+    p.add_argument("--seed", type=int, default=324324, help="GSO seed (default: 324324)")
+    p.add_argument(
+        "--exact",
+        action="store_true",
+        help="LightDock's random stream: reproduce LightDock 0.9.4 trajectories",
+    )
+    p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("demo", help="score the bundled 2X9A example and compare with LightDock")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")

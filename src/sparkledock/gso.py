@@ -18,7 +18,9 @@ LightDock 0.9.4's (DESIGN.md §2), operation for operation where it matters for 
 
 Random numbers in exact mode come from one Mersenne Twister per swarm, seeded like Python's
 ``random.Random(seed)`` and drawn in bulk through NumPy's ``RandomState`` (same generator, same
-doubles): per step one draw per glowworm, then two per glowworm that moved.
+doubles): per step one draw per glowworm, then two per glowworm that moved. The fast (default)
+mode draws from a counter-based generator keyed by (seed, swarm, step), so a glowworm's draw
+never depends on what else runs beside it.
 """
 
 from __future__ import annotations
@@ -89,7 +91,8 @@ class ExactRandom:
     """LightDock's random stream: one Mersenne Twister per swarm, all seeded with ``seed``.
 
     ``random.Random(seed)`` seeds the generator; its state moves into a NumPy ``RandomState``
-    which then yields the same doubles as ``Random.random()``, in bulk.
+    which then yields the same doubles as ``Random.random()``, in bulk. Its position depends on
+    the history of draws, so :meth:`state` / :meth:`restore` carry it through checkpoints.
     """
 
     def __init__(self, seed: int, n_swarms: int) -> None:
@@ -104,6 +107,55 @@ class ExactRandom:
     def draw(self, swarm: int, count: int) -> np.ndarray:
         """The next ``count`` uniforms in [0, 1) of one swarm's stream."""
         return self.generators[swarm].random_sample(count)
+
+    def selection_draws(self, step: int, n_glow: int) -> np.ndarray:
+        """One uniform per glowworm and swarm for the selection of step ``step`` (S, G)."""
+        return np.stack([self.draw(s, n_glow) for s in range(len(self.generators))])
+
+    def discard(self, counts: np.ndarray) -> None:
+        """Consume ``counts[s]`` draws of each swarm (LightDock's unused conformer draws)."""
+        for s, count in enumerate(counts):
+            self.draw(s, int(count))
+
+    def state(self) -> np.ndarray:
+        """Positions of every generator, (S, 625) uint32 (key words then position)."""
+        return np.stack(
+            [np.append(g.get_state()[1], np.uint32(g.get_state()[2])) for g in self.generators]
+        )
+
+    def restore(self, saved: np.ndarray) -> None:
+        """Return every generator to a :meth:`state`."""
+        for gen, row in zip(self.generators, saved, strict=True):
+            gen.set_state(("MT19937", row[:-1].astype(np.uint32), int(row[-1])))
+
+
+class CounterRandom:
+    """Counter-based draws keyed by (seed, swarm id, step): glowworm ``g`` of swarm ``s`` at
+    step ``t`` always gets the same number, whatever else runs with it (batch size, threads,
+    the subset of swarms). Philox with key (seed, swarm) and counter (0, step, 0, 0)."""
+
+    def __init__(self, seed: int, swarm_ids: np.ndarray) -> None:
+        self.seed = int(seed)
+        self.swarm_ids = np.asarray(swarm_ids, dtype=np.uint64)
+
+    def selection_draws(self, step: int, n_glow: int) -> np.ndarray:
+        out = np.empty((len(self.swarm_ids), n_glow))
+        for row, swarm in enumerate(self.swarm_ids):
+            bits = np.random.Philox(
+                key=np.array([self.seed, swarm], dtype=np.uint64),
+                counter=np.array([0, step, 0, 0], dtype=np.uint64),
+            )
+            out[row] = np.random.Generator(bits).random(n_glow)
+        return out
+
+    def discard(self, counts: np.ndarray) -> None:
+        """Nothing to consume: draws depend on their key, not on a position."""
+
+    def state(self) -> np.ndarray:
+        return np.zeros((len(self.swarm_ids), 0), dtype=np.uint32)
+
+    def restore(self, saved: np.ndarray) -> None:
+        """Stateless: nothing to restore."""
 
 
 def reference_points(poses: np.ndarray, point: np.ndarray, layout: PoseLayout) -> np.ndarray:
@@ -192,7 +244,7 @@ def _move(
 def step(
     state: SwarmState,
     score: Callable[[np.ndarray], np.ndarray],
-    rng: ExactRandom,
+    rng: ExactRandom | CounterRandom,
     reference_point: np.ndarray,
     layout: PoseLayout,
     params: GSOParameters = GSOParameters(),
@@ -213,7 +265,7 @@ def step(
     lum = (1.0 - params.rho) * state.luciferin + params.gamma * scores
 
     refs = reference_points(state.poses, reference_point, layout)
-    draws = np.stack([rng.draw(s, n_glow) for s in range(n_swarms)])
+    draws = rng.selection_draws(state.step + 1, n_glow)
     chosen = np.empty((n_swarms, n_glow), dtype=np.int64)
     count = np.empty((n_swarms, n_glow), dtype=np.int64)
     for s0 in range(0, n_swarms, SELECTION_CHUNK):
@@ -232,8 +284,7 @@ def step(
         (chosen < own)[..., None], np.take_along_axis(new, chosen[..., None], axis=1), targets
     )
     extra = has & ~poses_equal(new, neighbour_now, layout)
-    for s in range(n_swarms):
-        rng.draw(s, 2 * int(extra[s].sum()))
+    rng.discard(2 * extra.sum(axis=1))
 
     vision = np.minimum(
         params.max_vision_range,
