@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
+from numba import njit, prange
 
 from .pose import PoseLayout, rotate_lightdock
 
@@ -39,8 +40,6 @@ LINEAR_THRESHOLD = 0.9995
 QUATERNION_EQ_TOL = 1e-7
 #: ``np.allclose([0], [n])`` in LightDock: a step is taken only for norms above this.
 ZERO_NORM = 1e-8
-#: Swarms per chunk in the selection phase (bounds the (chunk, G, G) work arrays).
-SELECTION_CHUNK = 16
 
 
 @dataclass(frozen=True)
@@ -165,27 +164,48 @@ def reference_points(poses: np.ndarray, point: np.ndarray, layout: PoseLayout) -
     return moved + poses[..., layout.translation]
 
 
+@njit(parallel=True, cache=True)
 def _select(
     lum: np.ndarray, vision: np.ndarray, refs: np.ndarray, draws: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Chosen neighbour (own index when none) and neighbour count, for (S, G) glowworms."""
-    n_glow = lum.shape[1]
-    d = refs[:, :, None, :] - refs[:, None, :, :]
-    d2 = d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1] + d[..., 2] * d[..., 2]
-    eye = np.eye(n_glow, dtype=bool)
-    mask = (lum[:, :, None] < lum[:, None, :]) & ~eye & (d2 < (vision**2)[:, :, None])
-    count = mask.sum(axis=2)
-    diff = np.where(mask, lum[:, None, :] - lum[:, :, None], 0.0)
-    total = np.cumsum(diff, axis=2)[..., -1]  # sequential, like Python's sum()
-    with np.errstate(invalid="ignore", divide="ignore"):
-        prob = np.where(mask, diff / total[..., None], 0.0)
-    running = np.cumsum(prob, axis=2)
-    reached = mask & (running >= draws[..., None])
-    last = n_glow - 1 - np.argmax(mask[..., ::-1], axis=2)
-    first = np.where(reached.any(axis=2), np.argmax(reached, axis=2), last)
-    chosen = np.where(draws > 0.0, first, last)
-    own = np.broadcast_to(np.arange(n_glow), lum.shape)
-    return np.where(count > 0, chosen, own), count
+    """Chosen neighbour (own index when none) and neighbour count, for (S, G) glowworms.
+
+    Plain loops in LightDock's order: neighbours in list order, their luciferin differences
+    summed sequentially, the running probability compared with the draw.
+    """
+    n_swarms, n_glow = lum.shape
+    chosen = np.empty((n_swarms, n_glow), dtype=np.int64)
+    count = np.zeros((n_swarms, n_glow), dtype=np.int64)
+    for s in prange(n_swarms):
+        nbrs = np.empty(n_glow, dtype=np.int64)
+        for i in range(n_glow):
+            li = lum[s, i]
+            r2 = vision[s, i] * vision[s, i]
+            n = 0
+            total = 0.0
+            for j in range(n_glow):
+                if j != i and li < lum[s, j]:
+                    dx = refs[s, i, 0] - refs[s, j, 0]
+                    dy = refs[s, i, 1] - refs[s, j, 1]
+                    dz = refs[s, i, 2] - refs[s, j, 2]
+                    if dx * dx + dy * dy + dz * dz < r2:
+                        nbrs[n] = j
+                        n += 1
+                        total += lum[s, j] - li
+            count[s, i] = n
+            if n == 0:
+                chosen[s, i] = i
+                continue
+            r = draws[s, i]
+            running = 0.0
+            k = 0
+            while running < r and k < n:
+                running += (lum[s, nbrs[k]] - li) / total
+                k += 1
+            # r = 0 never enters the loop: LightDock's neighbors[-1], the last one; a running
+            # sum that rounding keeps below r also ends on the last one
+            chosen[s, i] = nbrs[k - 1] if k > 0 else nbrs[n - 1]
+    return chosen, count
 
 
 def _step_towards(current: np.ndarray, target: np.ndarray, size: float) -> np.ndarray:
@@ -257,7 +277,7 @@ def step(
         rng: the random stream (one generator per swarm).
         reference_point: the ligand's reference point (centred frame).
     """
-    n_swarms, n_glow, _ = state.poses.shape
+    n_glow = state.poses.shape[1]
     scores = state.scores.copy()
     todo = state.moved if state.step > 0 else np.ones_like(state.moved)
     if todo.any():
@@ -266,11 +286,7 @@ def step(
 
     refs = reference_points(state.poses, reference_point, layout)
     draws = rng.selection_draws(state.step + 1, n_glow)
-    chosen = np.empty((n_swarms, n_glow), dtype=np.int64)
-    count = np.empty((n_swarms, n_glow), dtype=np.int64)
-    for s0 in range(0, n_swarms, SELECTION_CHUNK):
-        sl = slice(s0, s0 + SELECTION_CHUNK)
-        chosen[sl], count[sl] = _select(lum[sl], state.vision_range[sl], refs[sl], draws[sl])
+    chosen, count = _select(lum, state.vision_range, refs, draws)
 
     own = np.arange(n_glow)[None, :]
     has = chosen != own
