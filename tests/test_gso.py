@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
+import pytest
 
 from conftest import BENCH
 from sparkledock import gso
@@ -38,6 +40,37 @@ def test_exact_mode_reproduces_lightdock_swarm_byte_for_byte():
         state = gso.step(state, lambda p: dfire.score(model, p), rng, centre, setup.layout)
     assert text(state) == (RUN / "gso_10.out").read_text()
     assert state.moved.sum() > 100  # the swarm really moved
+
+
+DATA = Path(__file__).parent / "data" / "lightdock_runs"
+
+
+@pytest.mark.parametrize(
+    ("name", "checkpoints"), [("2X9A", (20, 30)), ("2VXT", (10,))], ids=["2X9A-30", "2VXT-10"]
+)
+def test_exact_mode_longer_and_other_complex(name, checkpoints):
+    """More LightDock references (tests/data/lightdock_runs): 30 steps of 2X9A, 2VXT."""
+    setup = load_setup(BENCH / name / "lightdock_setup")
+    poses = read_poses(
+        BENCH / name / "lightdock_setup" / "init" / "initial_positions_0.dat", setup.layout
+    )
+    dfire = get_scoring("dfire")
+    model = dfire.prepare(setup.receptor, setup.ligand)
+    state = gso.initial_state(poses[None])
+    rng = gso.ExactRandom(324324, 1)
+    centre = ellipsoid_centre(setup.ligand.atoms.coords)
+    for target in checkpoints:
+        while state.step < target:
+            state = gso.step(state, lambda p: dfire.score(model, p), rng, centre, setup.layout)
+        text = format_gso_output(
+            state.poses[0],
+            state.luciferin[0],
+            state.neighbors[0],
+            state.vision_range[0],
+            state.scores[0],
+        )
+        reference = (DATA / f"{name}_swarm0_seed324324" / f"gso_{target}.out").read_text()
+        assert text == reference, f"{name} step {target}"
 
 
 def test_exact_random_is_pythons_stream():
@@ -77,7 +110,7 @@ def test_slerp_and_linear_branch():
     assert abs(np.linalg.norm(blend) - 1.0) > 1e-6
 
 
-def test_movement_steps_and_vision_range():
+def test_movement_steps():
     layout = PoseLayout(1, 1)
     params = gso.GSOParameters()
     me = np.array([0.0, 0.0, 0.0, 1, 0, 0, 0, 0.0, 0.0])
@@ -87,8 +120,30 @@ def test_movement_steps_and_vision_range():
     np.testing.assert_allclose(new[7:], [0.5, -0.5])  # each extents vector by 0.5
     same = gso._move(target[None], target[None], layout, params)[0]
     assert np.array_equal(same, target)
-    state = gso.initial_state(np.zeros((1, 2, 7)))
-    assert state.vision_range[0, 0] == 0.2
-    # vision range: + beta·(5 − neighbours), clamped to [0, 5]
-    vr = np.minimum(5.0, np.maximum(0.0, np.array([0.2, 4.99]) + 0.08 * (5 - np.array([0, 0]))))
-    np.testing.assert_allclose(vr, [0.6, 5.0])
+
+
+def test_step_vision_range_and_rescoring_by_hand():
+    """Two glowworms 1 Å apart: the dimmer sees the brighter one (vision 2 Å after growth)."""
+    layout = PoseLayout(0, 0)
+    poses = np.array([[[0.0, 0, 0, 1, 0, 0, 0], [1.0, 0, 0, 1, 0, 0, 0]]])
+    state = gso.initial_state(poses)
+    state = gso.SwarmState(**{**state.__dict__, "vision_range": np.full((1, 2), 2.0)})
+    calls = []
+
+    def score(p):
+        calls.append(len(p))
+        return p[:, 0] * 10.0  # the glowworm at x = 1 scores higher
+
+    rng = gso.CounterRandom(1, np.array([0]))
+    new = gso.step(state, score, rng, np.zeros(3), layout)
+    assert calls == [2]
+    np.testing.assert_allclose(new.luciferin, [[0.6 * 5.0, 0.6 * 5.0 + 0.6 * 10.0]])
+    assert list(new.neighbors[0]) == [1, 0]
+    np.testing.assert_allclose(new.vision_range, [[2.0 + 0.08 * 4, 2.0 + 0.08 * 5]])
+    np.testing.assert_allclose(new.poses[0, 0, :3], [0.5, 0.0, 0.0])  # 0.5 Å toward it
+    assert list(new.moved[0]) == [True, False]
+    gso.step(new, score, rng, np.zeros(3), layout)
+    assert calls == [2, 1]  # only the glowworm that moved is rescored
+    capped = gso.SwarmState(**{**state.__dict__, "vision_range": np.full((1, 2), 4.99)})
+    far = gso.step(capped, score, rng, np.zeros(3), layout)
+    assert far.vision_range.max() == 5.0  # clamped at the maximum
