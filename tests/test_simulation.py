@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import BENCH
@@ -100,3 +101,14 @@ def test_run_errors_are_one_line(setup_dir, capsys):
     assert "swarm 999 is not in 0..129" in capsys.readouterr().err
     with pytest.raises(InputFileError, match="steps must be at least 1"):
         run_simulation(setup_dir, 0, swarms=[0])
+
+
+def test_checkpoint_of_another_run_is_refused(setup_dir):
+    from sparkledock import gso
+    from sparkledock.simulation import RunSpec, _save_checkpoint
+
+    other = RunSpec(50, (0,), "dfire", 1, False)
+    state = gso.initial_state(np.zeros((1, 2, 27)))
+    _save_checkpoint(setup_dir / CHECKPOINT, other, state, gso.CounterRandom(1, [0]).state())
+    with pytest.raises(InputFileError, match="checkpoint of a different run"):
+        run_simulation(setup_dir, 10, swarms=[0], quiet=True)
