@@ -28,7 +28,7 @@ import numpy as np
 from . import gso
 from .api import prepare_scoring
 from .errors import InputFileError
-from .fileutil import atomic_write_text
+from .fileutil import atomic_write_bytes, atomic_write_text
 from .geometry import ellipsoid_centre
 from .io.lightdock import format_gso_output, load_setup, read_poses
 
@@ -97,12 +97,7 @@ def _save_checkpoint(
         moved=state.moved,
         rng=rng_state,
     )
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(buffer.getvalue())
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    atomic_write_bytes(path, buffer.getvalue())
 
 
 def _load_checkpoint(path: Path, spec: RunSpec) -> tuple[gso.SwarmState, np.ndarray] | None:
