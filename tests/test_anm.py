@@ -1,0 +1,48 @@
+"""Our ANM against LightDock 0.9.4's (ProDy) modes of the shared setups."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import BENCH, COMPLEXES
+from sparkledock.anm import anm_hessian, normal_modes
+from sparkledock.structure import clean, read_structure
+
+
+def subspace_overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Mean squared cosine of the principal angles between two mode sets (M, N, 3)."""
+    qa, _ = np.linalg.qr(a.reshape(len(a), -1).T)
+    qb, _ = np.linalg.qr(b.reshape(len(b), -1).T)
+    return float((np.linalg.svd(qa.T @ qb, compute_uv=False) ** 2).mean())
+
+
+CASES = [
+    (c, side) for c in COMPLEXES for side in ("rec", "lig") if (c, side) != ("4GAM", "rec")
+]  # 17,307 atoms: 13 s of dense eigh, left to benchmarks
+
+
+@pytest.mark.parametrize(("name", "side"), CASES)
+def test_modes_match_lightdock(name, side):
+    stem = f"{name}_{'r' if side == 'rec' else 'l'}_u"
+    setup = BENCH / name / "lightdock_setup"
+    atoms = clean(read_structure(setup / f"lightdock_{stem}.pdb"))
+    modes, mask = normal_modes(atoms, n_modes=10, rmsd=0.5, seed=324324)
+    reference = np.load(setup / f"lightdock_{side}.nm.npy")
+    assert np.array_equal(mask, np.load(setup / f"lightdock_{stem}_mask.npy"))
+    assert modes.shape == reference.shape
+    assert subspace_overlap(modes, reference) >= 0.999  # the issue asks for 0.95
+    for ours, theirs in zip(modes, reference, strict=True):
+        cosine = abs((ours * theirs).sum()) / np.linalg.norm(ours) / np.linalg.norm(theirs)
+        assert cosine > 0.9999
+        assert np.linalg.norm(ours) == pytest.approx(np.linalg.norm(theirs), rel=1e-6)
+
+
+def test_hessian_of_two_nodes_by_hand():
+    h = anm_hessian(np.array([[0.0, 0.0, 0.0], [2.0, 0.0, 0.0]]))
+    expected_block = np.diag([1.0, 0.0, 0.0])  # gamma·r rᵀ/|r|²: the unit x direction
+    np.testing.assert_allclose(h[:3, :3], expected_block)
+    np.testing.assert_allclose(h[:3, 3:], -expected_block)
+    assert np.allclose(h, h.T)
+    far = anm_hessian(np.array([[0.0, 0.0, 0.0], [16.0, 0.0, 0.0]]))
+    assert not far.any()  # beyond 15 Å: no spring
