@@ -128,3 +128,40 @@ def test_setup_without_modes_scores_like_zero_extents(tmp_path):
     assert not np.array_equal(
         b, dfire.score(dfire.prepare(flexible.receptor, flexible.ligand), poses)
     )
+
+
+@pytest.mark.parametrize(
+    "name", ["2X9A", "1RKE", "2A1A", "2GTP", "2VXT", "3VLB", "3LVK", "4JCV", "4LW4", "4GAM"]
+)
+def test_haddock_tbl_gives_the_lightdock_restraints(name):
+    from sparkledock.io.restraints import read_haddock_restraints
+
+    setup = load_setup(BENCH / name / "lightdock_setup")
+    tbl = read_haddock_restraints(
+        BENCH / name / f"{name}_ambig.tbl", setup.receptor.atoms, setup.ligand.atoms
+    )
+    listed = read_restraints(BENCH / name / "restraints.list")
+    assert tbl.receptor.active == listed.receptor.active
+    assert tbl.ligand.active == listed.ligand.active
+
+
+def test_haddock_tbl_passive_and_errors(tmp_path):
+    from sparkledock.io.restraints import read_haddock_restraints
+
+    setup = load_setup(SETUP)
+    path = tmp_path / "air.tbl"
+    path.write_text(
+        "! comment\nassign (resid 16 and segid A)\n  ( (resid 15 and segid B) or\n"
+        "    (resid 3 and segid B) ) 2.0 2.0 0.0\n"
+        "ASSIGN ( resi 15  and segi B) ( (resid 16 and segid A) ) 2.0 2.0 0.0\n"
+    )
+    r = read_haddock_restraints(path, setup.receptor.atoms, setup.ligand.atoms)
+    assert r.receptor.active == ["A.ILE.16"] and r.receptor.passive == []
+    assert len(r.ligand.active) == 1 and r.ligand.active[0].endswith(".15")
+    assert len(r.ligand.passive) == 1 and r.ligand.passive[0].endswith(".3")
+    path.write_text("assign (resid 999 and segid A) ((resid 15 and segid B)) 2.0 2.0 0.0\n")
+    with pytest.raises(RestraintError, match="residue 999 of segid A is in neither partner"):
+        read_haddock_restraints(path, setup.receptor.atoms, setup.ligand.atoms)
+    path.write_text("R A.ILE.16\n")
+    with pytest.raises(InputFileError, match="no 'assign' statements"):
+        read_haddock_restraints(path, setup.receptor.atoms, setup.ligand.atoms)

@@ -1,4 +1,5 @@
-"""LightDock restraint files: ``R A.ILE.16 [A|P|B]`` and ``L B.LYS.7`` lines.
+"""Restraint files: LightDock's ``R A.ILE.16 [A|P|B]`` / ``L B.LYS.7`` lines and HADDOCK's
+ambiguous restraint tables (``.tbl``).
 
 Only active restraints enter the score (as in LightDock); passive ones guide swarm placement
 and blocked ones exclude swarms, both used by setup.
@@ -7,10 +8,12 @@ and blocked ones exclude swarms, both used by setup.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputFileError, RestraintError
+from ..structure import Atoms
 
 KINDS = {"A": "active", "P": "passive", "B": "blocked"}
 
@@ -83,4 +86,58 @@ def read_restraints(path: str | os.PathLike[str]) -> Restraints:
             raise RestraintError(f"{where}: restraint kind must be A, P or B, got {fields[2]!r}")
         side = result.receptor if fields[0] == "R" else result.ligand
         side.add(kind, residue)
+    return result
+
+
+_SELECTION = re.compile(
+    r"\(\s*resid?\s+(-?\d+)([A-Za-z]?)\s+and\s+segid?\s+([A-Za-z0-9])\s*\)", re.IGNORECASE
+)
+
+
+def read_haddock_restraints(
+    path: str | os.PathLike[str], receptor: Atoms, ligand: Atoms
+) -> Restraints:
+    """Restraints from a HADDOCK ambiguous restraint table (``.tbl``).
+
+    Each ``assign`` names one active residue (its first selection) and the residues it may
+    touch; residues that appear only as targets are passive. A segid is the chain of the
+    partner that has it; residue names come from the structures (LightDock's identifiers
+    ``chain.resname.number[ins]``).
+
+    Raises:
+        InputFileError: missing file, or no ``assign`` statement in it.
+        RestraintError: a selection names a residue absent from both partners.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputFileError(f"{path}: no such restraints file")
+    text = "\n".join(line.split("!", 1)[0] for line in path.read_text().splitlines())
+    blocks = re.split(r"\bassign\b", text, flags=re.IGNORECASE)[1:]
+    if not blocks:
+        raise InputFileError(f"{path}: no 'assign' statements (not a HADDOCK .tbl?)")
+    names = {}
+    for side, atoms in (("receptor", receptor), ("ligand", ligand)):
+        for chain, num, ins, res in zip(
+            atoms.chain, atoms.res_seq, atoms.ins_code, atoms.res_name, strict=True
+        ):
+            names.setdefault((str(chain), int(num), str(ins)), (side, f"{chain}.{res}.{num}{ins}"))
+    result = Restraints(source=str(path))
+    targets: list[tuple[str, str]] = []
+    for block in blocks:
+        selections = _SELECTION.findall(block)
+        if not selections:
+            raise RestraintError(f"{path}: an 'assign' without a 'resid N and segid X' selection")
+        for k, (num, ins, segid) in enumerate(selections):
+            key = (segid, int(num), ins.upper())
+            if key not in names:
+                raise RestraintError(
+                    f"{path}: residue {num}{ins} of segid {segid} is in neither partner"
+                )
+            side, rid = names[key]
+            if k == 0:
+                getattr(result, side).add("active", rid)
+            else:
+                targets.append((side, rid))
+    for side, rid in targets:
+        getattr(result, side).add("passive", rid)
     return result
