@@ -1,0 +1,1 @@
+"""Preparing a docking: swarm centres, initial poses, restraints (``sparkledock setup``)."""
