@@ -1,0 +1,84 @@
+"""Solvent-accessible surface (Shrake–Rupley) and the count of swarms it calls for.
+
+LightDock sets the number of swarms to ``ceil(SASA / 50 Å²)`` of the receptor (freesasa,
+Lee–Richards with ProtOr radii). Shrake–Rupley with the element radii below gives the same
+area within a few per cent on the benchmark complexes, which is all the count needs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+from scipy.spatial import cKDTree
+
+from ..structure import Atoms
+
+PROBE_RADIUS_A = 1.4
+#: Heavy-atom radii (Å), ProtOr-like averages per element.
+ELEMENT_RADII = {"C": 1.80, "N": 1.64, "O": 1.46, "S": 1.77, "SE": 1.90, "P": 1.80}
+DEFAULT_RADIUS_A = 1.80
+SPHERE_POINTS = 100
+SURFACE_DENSITY_A2 = 50.0
+
+
+def sphere_points(count: int) -> np.ndarray:
+    """``count`` nearly evenly spread unit vectors (golden-angle spiral)."""
+    k = np.arange(count) + 0.5
+    y = 1.0 - 2.0 * k / count
+    r = np.sqrt(1.0 - y * y)
+    phi = k * math.pi * (3.0 - math.sqrt(5.0))
+    return np.stack([np.cos(phi) * r, y, np.sin(phi) * r], axis=1)
+
+
+def atom_radii(atoms: Atoms) -> np.ndarray:
+    """Radius of every atom by element (name's first letter when the element is missing)."""
+    elements = [str(e) or str(n)[:1] for e, n in zip(atoms.element, atoms.atom_name, strict=True)]
+    return np.array([ELEMENT_RADII.get(e.upper(), DEFAULT_RADIUS_A) for e in elements])
+
+
+@njit(cache=True)
+def _exposed(coords, radii, starts, neighbours, unit):
+    n_pts = unit.shape[0]
+    out = np.zeros(coords.shape[0])
+    for i in range(coords.shape[0]):
+        ri = radii[i]
+        free = 0
+        for p in range(n_pts):
+            x = coords[i, 0] + ri * unit[p, 0]
+            y = coords[i, 1] + ri * unit[p, 1]
+            z = coords[i, 2] + ri * unit[p, 2]
+            buried = False
+            for q in range(starts[i], starts[i + 1]):
+                j = neighbours[q]
+                dx = x - coords[j, 0]
+                dy = y - coords[j, 1]
+                dz = z - coords[j, 2]
+                if dx * dx + dy * dy + dz * dz < radii[j] * radii[j]:
+                    buried = True
+                    break
+            if not buried:
+                free += 1
+        out[i] = 4.0 * math.pi * ri * ri * free / n_pts
+    return out
+
+
+def atom_sasa(
+    atoms: Atoms, probe: float = PROBE_RADIUS_A, points: int = SPHERE_POINTS
+) -> np.ndarray:
+    """Solvent-accessible area of every atom (Å²), Shrake–Rupley."""
+    radii = atom_radii(atoms) + probe
+    tree = cKDTree(atoms.coords)
+    pairs = tree.query_pairs(2.0 * radii.max(), output_type="ndarray")
+    d = np.linalg.norm(atoms.coords[pairs[:, 0]] - atoms.coords[pairs[:, 1]], axis=1)
+    pairs = pairs[d < radii[pairs[:, 0]] + radii[pairs[:, 1]]]
+    both = np.concatenate([pairs, pairs[:, ::-1]])
+    both = both[np.argsort(both[:, 0], kind="stable")]
+    starts = np.searchsorted(both[:, 0], np.arange(len(atoms) + 1))
+    return _exposed(atoms.coords, radii, starts, both[:, 1].copy(), sphere_points(points))
+
+
+def swarm_count(atoms: Atoms, density: float = SURFACE_DENSITY_A2) -> int:
+    """Swarms for a receptor: one per ``density`` Å² of accessible surface (LightDock's rule)."""
+    return math.ceil(float(atom_sasa(atoms).sum()) / density)
