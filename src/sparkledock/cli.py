@@ -61,6 +61,32 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_setup(args: argparse.Namespace) -> int:
+    from .setup.prepare import SetupOptions, prepare_setup
+
+    options = SetupOptions(
+        glowworms=args.glowworms,
+        swarms=args.swarms,
+        anm=args.anm,
+        anm_rec=args.anm_rec,
+        anm_lig=args.anm_lig,
+        noxt=args.noxt,
+        noh=args.noh,
+        now=args.now,
+        seed=args.seed,
+        skip_unknown=args.skip_unknown,
+    )
+    out = prepare_setup(
+        args.receptor, args.ligand, args.output, restraints=args.restraints, options=options
+    )
+    config = json.loads((out / "setup.json").read_text())
+    print(
+        f"sparkledock: setup in {out}: {config['swarms']} swarms × {args.glowworms} glowworms",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from .simulation import run_simulation
 
@@ -159,6 +185,33 @@ def build_parser() -> argparse.ArgumentParser:
         help="drop atoms DFIRE has no type for (with a warning) instead of failing",
     )
     p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("setup", help="prepare a LightDock-compatible setup from two structures")
+    p.add_argument("receptor", help="receptor PDB or mmCIF")
+    p.add_argument("ligand", help="ligand PDB or mmCIF")
+    p.add_argument("-g", "--glowworms", type=int, default=200, help="glowworms per swarm")
+    p.add_argument(
+        "-s",
+        "--swarms",
+        type=int,
+        default=0,
+        help="number of swarms (default: from the receptor's surface area)",
+    )
+    p.add_argument("--anm", "-anm", action="store_true", help="use normal modes")
+    p.add_argument("--anm-rec", "-anm_rec", dest="anm_rec", type=int, default=10)
+    p.add_argument("--anm-lig", "-anm_lig", dest="anm_lig", type=int, default=10)
+    p.add_argument("-r", "--restraints", "-rst", help="LightDock restraints or HADDOCK .tbl")
+    p.add_argument("--noxt", "-noxt", action="store_true", help="drop OXT atoms")
+    p.add_argument("--noh", "-noh", action="store_true", help="drop hydrogens")
+    p.add_argument("--now", "-now", action="store_true", help="drop waters")
+    p.add_argument("--seed", type=int, default=324324, help="seed for modes and poses")
+    p.add_argument(
+        "--skip-unknown",
+        action="store_true",
+        help="drop atoms DFIRE has no type for instead of failing",
+    )
+    p.add_argument("-o", "--output", default=".", help="setup directory (default: here)")
+    p.set_defaults(func=cmd_setup)
 
     p = sub.add_parser("run", help="run GSO on a setup's swarms (writes swarm_<id>/gso_*.out)")
     p.add_argument("setup", help="the setup's setup.json (or its folder)")

@@ -141,3 +141,12 @@ def read_haddock_restraints(
     for side, rid in targets:
         getattr(result, side).add("passive", rid)
     return result
+
+
+def format_restraints(restraints: Restraints) -> str:
+    """Restraints in LightDock's file format (``R|L CHAIN.RES.NUM A|P|B`` lines)."""
+    lines = []
+    for tag, side in (("R", restraints.receptor), ("L", restraints.ligand)):
+        for kind, code in (("active", "A"), ("passive", "P"), ("blocked", "B")):
+            lines.extend(f"{tag} {rid} {code}\n" for rid in getattr(side, kind))
+    return "".join(lines)

@@ -36,11 +36,23 @@ def surface_distance(ligand: Atoms) -> float:
     return diameter / 4.0
 
 
-def swarm_centres(receptor: Atoms, ligand: Atoms, count: int, seed: int = 324324) -> np.ndarray:
+def swarm_centres(
+    receptor: Atoms,
+    ligand: Atoms,
+    count: int,
+    seed: int = 324324,
+    near: np.ndarray | None = None,
+    near_distance: float = 10.0,
+) -> np.ndarray:
     """``count`` swarm centres (or fewer if the surface offers fewer), (n, 3), in the
-    receptor's frame."""
+    receptor's frame. With ``near`` (coordinates of restraint residues' atoms), only surface
+    atoms within ``near_distance`` of them, and those atoms, seed the swarms."""
     sasa = atom_sasa(receptor)
-    surface = receptor.coords[sasa > SURFACE_ATOM_MIN_SASA_A2]
+    exposed = sasa > SURFACE_ATOM_MIN_SASA_A2
+    if near is not None and len(near):
+        close = cKDTree(near).query(receptor.coords)[0]
+        exposed = (exposed & (close <= near_distance)) | (close == 0.0)
+    surface = receptor.coords[exposed]
     rng = np.random.default_rng(seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # kmeans2 warns about empty clusters
