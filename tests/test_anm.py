@@ -46,3 +46,16 @@ def test_hessian_of_two_nodes_by_hand():
     assert np.allclose(h, h.T)
     far = anm_hessian(np.array([[0.0, 0.0, 0.0], [16.0, 0.0, 0.0]]))
     assert not far.any()  # beyond 15 Å: no spring
+
+
+def test_residue_without_calpha_is_a_clear_error():
+    from sparkledock.errors import UnsupportedAtomError
+
+    atoms = clean(read_structure(BENCH / "2X9A" / "2X9A_l_u.pdb"))
+    no_ca = atoms.select(~((atoms.res_seq == atoms.res_seq[40]) & (atoms.atom_name == "CA")))
+    with pytest.raises(
+        UnsupportedAtomError,
+        match=rf"lig.pdb: residue chain B \w+ "
+        rf"{atoms.res_seq[40]} has 0 CA atoms",
+    ):
+        normal_modes(no_ca, source="lig.pdb")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import eigh
 
+from .errors import UnsupportedAtomError
 from .structure import Atoms
 
 ANM_CUTOFF_A = 15.0
@@ -72,7 +73,11 @@ def anm_hessian(ca: np.ndarray, cutoff: float = ANM_CUTOFF_A, gamma: float = 1.0
 
 
 def normal_modes(
-    atoms: Atoms, n_modes: int = 10, rmsd: float = 0.5, seed: int = 324324
+    atoms: Atoms,
+    n_modes: int = 10,
+    rmsd: float = 0.5,
+    seed: int = 324324,
+    source: str = "structure",
 ) -> tuple[np.ndarray, np.ndarray]:
     """LightDock-style ANM modes of a structure.
 
@@ -81,6 +86,7 @@ def normal_modes(
         (amino-acid residues) is True.
 
     Raises:
+        UnsupportedAtomError: a residue without (or with several) C-alpha atoms.
         ValueError: too few C-alpha atoms for the requested modes.
     """
     mask = mode_mask(atoms)
@@ -90,7 +96,14 @@ def normal_modes(
     is_ca = sub.atom_name.astype(str) == "CA"
     ca_residue = residue_of[is_ca]
     if len(ca_residue) != len(starts) or len(np.unique(ca_residue)) != len(starts):
-        raise ValueError("every amino-acid residue needs exactly one CA atom for normal modes")
+        per_residue = np.bincount(ca_residue, minlength=len(starts))
+        bad = int(np.flatnonzero(per_residue != 1)[0])
+        a = starts[bad]
+        raise UnsupportedAtomError(
+            f"{source}: residue chain {sub.chain[a]} {sub.res_name[a]} {sub.res_seq[a]}"
+            f"{sub.ins_code[a]} has {per_residue[bad]} CA atoms; normal modes need one per "
+            "residue (complete or remove it, or run without --anm)"
+        )
     n_nodes = len(ca_residue)
     if 3 * n_nodes < n_modes + 6:
         raise ValueError(f"{n_nodes} C-alpha atoms are too few for {n_modes} modes")

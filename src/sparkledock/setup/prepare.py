@@ -150,7 +150,9 @@ def prepare_setup(
         (lig_c, lig_path, n_lig, "lightdock_lig.nm.npy"),
     ):
         if n:
-            modes, mask = normal_modes(atoms, n_modes=n, rmsd=options.anm_rmsd, seed=options.seed)
+            modes, mask = normal_modes(
+                atoms, n_modes=n, rmsd=options.anm_rmsd, seed=options.seed, source=str(path)
+            )
             atomic_write_bytes(out / modes_file, _npy_bytes(modes))
         else:
             mask = np.ones(len(atoms), dtype=bool)
