@@ -41,6 +41,26 @@ def points_in_ball(rng: np.random.Generator, count: int, radius: float) -> np.nd
     return direction * (radius * rng.random(count) ** (1.0 / 3.0))[:, None]
 
 
+def rotation_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Unit quaternions (w, x, y, z) turning directions ``a`` onto ``b`` (…, 3) by the
+    shortest arc (half-turns about a perpendicular axis when they are opposite)."""
+    u = a / np.linalg.norm(a, axis=-1, keepdims=True)
+    v = b / np.linalg.norm(b, axis=-1, keepdims=True)
+    w = 1.0 + (u * v).sum(axis=-1)
+    axis = np.cross(u, v)
+    opposite = w < 1e-6
+    if opposite.any():
+        perp = np.where(
+            (np.abs(u[..., 0]) > np.abs(u[..., 2]))[..., None],
+            np.stack([-u[..., 1], u[..., 0], np.zeros_like(w)], axis=-1),
+            np.stack([np.zeros_like(w), -u[..., 2], u[..., 1]], axis=-1),
+        )
+        axis = np.where(opposite[..., None], perp, axis)
+        w = np.where(opposite, 0.0, w)
+    q = np.concatenate([w[..., None], axis], axis=-1)
+    return q / np.linalg.norm(q, axis=-1, keepdims=True)
+
+
 def initial_poses(
     centres: np.ndarray,
     swarm_ids: np.ndarray,
@@ -48,9 +68,15 @@ def initial_poses(
     layout: PoseLayout,
     seed: int = 324324,
     radius: float = DEFAULT_SWARM_RADIUS_A,
+    rec_sites: np.ndarray | None = None,
+    lig_sites: np.ndarray | None = None,
 ) -> np.ndarray:
     """Starting poses (S, G, layout.size): a translation inside ``radius`` Å of each swarm's
-    centre, a uniform random rotation and N(0, 1) mode extents."""
+    centre, a uniform random rotation and N(0, 1) mode extents.
+
+    With restraint sites on both partners (C-alpha positions, each in its centred frame),
+    rotations instead turn a random ligand site toward a random one of the ten receptor sites
+    nearest the swarm, as LightDock orients restrained ligands."""
     centres = np.asarray(centres, dtype=np.float64).reshape(-1, 3)
     out = np.empty((len(centres), glowworms, layout.size))
     for row, (centre, swarm) in enumerate(zip(centres, swarm_ids, strict=True)):
@@ -60,4 +86,11 @@ def initial_poses(
         out[row, :, layout.rotation.stop :] = rng.standard_normal(
             (glowworms, layout.n_rec + layout.n_lig)
         )
+        if rec_sites is not None and lig_sites is not None and len(rec_sites) and len(lig_sites):
+            order = np.argsort(np.linalg.norm(rec_sites - centre, axis=1))[:10]
+            target = rec_sites[order[rng.integers(0, len(order), glowworms)]]
+            source = lig_sites[rng.integers(0, len(lig_sites), glowworms)]
+            out[row, :, layout.rotation] = rotation_between(
+                source, target - out[row, :, layout.translation]
+            )
     return out

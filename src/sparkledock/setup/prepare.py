@@ -74,6 +74,17 @@ def _restraint_atoms(atoms: Atoms, residues: list[str]) -> np.ndarray:
     return atoms.coords[np.isin(ids, residues)]
 
 
+def _calpha_sites(atoms: Atoms, residues: list[str]) -> np.ndarray:
+    """C-alpha (else first atom) position of each listed residue, in the atoms' frame."""
+    ids = atoms.residue_ids()
+    sites = []
+    for rid in residues:
+        members = np.flatnonzero(ids == rid)
+        ca = [i for i in members if atoms.atom_name[i] == "CA"]
+        sites.append(atoms.coords[ca[0] if ca else members[0]])
+    return np.array(sites).reshape(-1, 3)
+
+
 def prepare_setup(
     receptor: str | os.PathLike[str],
     ligand: str | os.PathLike[str],
@@ -90,7 +101,9 @@ def prepare_setup(
     folders (LightDock's run expects them).
 
     With receptor restraints, swarms are placed only on the surface within 10 Å of the active
-    and passive restraint residues, 20 per restraint residue at most (LightDock's rule).
+    and passive restraint residues, 20 per restraint residue at most (LightDock's rule); with
+    restraints on both partners, initial ligands turn a restraint residue toward one of the
+    receptor's.
 
     Raises:
         SparkledockError: unreadable structure, unknown residue (unless skipped), bad
@@ -138,8 +151,19 @@ def prepare_setup(
     n_lig = options.anm_lig if options.anm else 0
     layout = PoseLayout(n_rec, n_lig)
     ids = np.arange(len(centres))
+    rec_sites = lig_sites = None
+    if parsed is not None:
+        rec_sites = _calpha_sites(rec_c, parsed.receptor.active + parsed.receptor.passive)
+        lig_sites = _calpha_sites(lig_c, parsed.ligand.active + parsed.ligand.passive)
     poses = initial_poses(
-        centres, ids, options.glowworms, layout, seed=options.seed, radius=options.swarm_radius
+        centres,
+        ids,
+        options.glowworms,
+        layout,
+        seed=options.seed,
+        radius=options.swarm_radius,
+        rec_sites=rec_sites,
+        lig_sites=lig_sites,
     )
 
     out.mkdir(parents=True, exist_ok=True)
