@@ -152,3 +152,33 @@ def test_lightdock_runs_on_our_setup(inputs):
     shutil.rmtree(out / "swarm_0")
     run_simulation(out, 2, swarms=[0], exact=True, quiet=True)
     assert (out / "swarm_0" / "gso_2.out").read_text() == lightdock
+
+
+def test_several_chains_and_insertion_codes(tmp_path):
+    lines = (SRC / "2X9A_r_u.pdb").read_text().splitlines()
+    atoms = [ln for ln in lines if ln.startswith("ATOM")]
+    half = int(atoms[len(atoms) // 2][22:26])
+    edited = []
+    for ln in atoms:
+        num = int(ln[22:26])
+        if num >= half:
+            ln = ln[:21] + "C" + ln[22:]  # a second chain
+        if num == half + 3:
+            ln = ln[:26] + "A" + ln[27:]  # an insertion code
+        edited.append(ln)
+    (tmp_path / "rec.pdb").write_text("\n".join(edited) + "\nEND\n")
+    shutil.copy(SRC / "2X9A_l_u.pdb", tmp_path / "lig.pdb")
+    name = next(ln[17:20] for ln in edited if int(ln[22:26]) == half + 3)
+    (tmp_path / "r.list").write_text(f"R C.{name}.{half + 3}A\n")
+    out = prepare_setup(
+        tmp_path / "rec.pdb",
+        tmp_path / "lig.pdb",
+        tmp_path / "setup",
+        restraints=tmp_path / "r.list",
+        options=SetupOptions(glowworms=4, anm=True, noh=True, now=True),
+    )
+    setup = load_setup(out)
+    assert set(setup.receptor.atoms.chain) == {"A", "C"}
+    assert f"C.{name}.{half + 3}A" in set(setup.receptor.atoms.residue_ids())
+    assert read_restraints(out / "restraints.list").receptor.active == [f"C.{name}.{half + 3}A"]
+    run_simulation(out, 1, swarms=[0], quiet=True)
