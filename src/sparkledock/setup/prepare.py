@@ -135,7 +135,7 @@ def prepare_setup(
     if parsed is not None and (parsed.receptor.active or parsed.receptor.passive):
         near = parsed.receptor.active + parsed.receptor.passive
         surface_filter = _restraint_atoms(rec_c, near)
-        count = min(count, SWARMS_PER_RESTRAINT * len(near))
+        count = options.swarms or SWARMS_PER_RESTRAINT * len(near)
     centres = swarm_centres(
         rec_c,
         lig_c,
