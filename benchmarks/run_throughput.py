@@ -7,8 +7,8 @@ thread and with all threads; the share of step time spent outside scoring (GSO b
 selection, movement, output) is measured by timing the scoring calls. With
 ``--lightdock-python`` LightDock 0.9.4's ``lightdock3.py`` runs swarm 0 in the same setup, one
 core, timed at two step counts so that start-up cancels out. With ``--lgd-check``, LightDock's
-``lgd_cluster_bsas.py`` and ``lgd_rank.py`` are run on sparkledock's output to show they accept
-it.
+own post-processing (``lgd_generate_conformations.py``, ``lgd_cluster_bsas.py``,
+``lgd_rank.py``) runs on sparkledock's output, and each must write its file.
 
 Usage:
     python benchmarks/run_throughput.py [--complexes 2X9A 2VXT] [--steps 10]
@@ -105,17 +105,29 @@ def lightdock_step(python: str, setup: Path, steps: int) -> float:
     return (times[1] - times[0]) / (steps - max(1, steps // 5))
 
 
-def lgd_check(python: str, setup: Path) -> str:
-    """Run LightDock's clustering and ranking on sparkledock's swarm 0 output."""
+def lgd_check(python: str, setup: Path, bench: Path, name: str) -> str:
+    """LightDock's own post-processing on sparkledock's swarm 0 output: generate the models,
+    cluster them (BSAS) and rank; each must write its file."""
     bin_dir = Path(python).parent
+    for suffix in ("r_u.pdb", "l_u.pdb"):
+        shutil.copy(bench / name / f"{name}_{suffix}", setup)
     clear_outputs(setup)
     run_simulation(setup, 10, swarms=[0], quiet=True)
-    subprocess.run([python, str(bin_dir / "lgd_cluster_bsas.py"), "gso_10.out"],
-                   cwd=setup / "swarm_0", check=True, capture_output=True)
-    subprocess.run([python, str(bin_dir / "lgd_rank.py"), "1", "10"], cwd=setup, check=True,
-                   capture_output=True)
-    ranked = (setup / "rank_by_scoring.list").read_text().splitlines()
-    return f"lgd_cluster_bsas.py and lgd_rank.py accepted the output ({len(ranked) - 1} ranked)"
+    swarm = setup / "swarm_0"
+    glowworms = json.loads((setup / "setup.json").read_text())["glowworms"]
+    for cmd, cwd in (
+        (["lgd_generate_conformations.py", f"../{name}_r_u.pdb", f"../{name}_l_u.pdb",
+          "gso_10.out", str(glowworms)], swarm),
+        (["lgd_cluster_bsas.py", "gso_10.out"], swarm),
+        (["lgd_rank.py", "1", "10"], setup),
+    ):
+        subprocess.run([python, str(bin_dir / cmd[0]), *cmd[1:]], cwd=cwd, check=True,
+                       capture_output=True)
+    models = len(list(swarm.glob("lightdock_*.pdb")))
+    clusters = len((swarm / "cluster.repr").read_text().splitlines())  # raises if missing
+    ranked = len((setup / "rank_by_scoring.list").read_text().splitlines()) - 1
+    return (f"LightDock generated {models} models, found {clusters} clusters and ranked "
+            f"{ranked} representatives from sparkledock's gso_10.out")
 
 
 def main() -> None:
@@ -148,7 +160,7 @@ def main() -> None:
                 row += [f"{ld:.3f}", f"{ld / one_1:.1f}"]
             print("| " + " | ".join(row) + " |", flush=True)
             if args.lgd_check and args.lightdock_python:
-                print(f"# {name}: {lgd_check(args.lightdock_python, setup)}")
+                print(f"# {name}: {lgd_check(args.lightdock_python, setup, args.bench, name)}")
 
 
 if __name__ == "__main__":
