@@ -105,6 +105,43 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_generate(args: argparse.Namespace) -> int:
+    from .analysis.models import write_models
+    from .io.lightdock import read_gso_output
+
+    setup = load_setup(args.setup_dir)
+    data = read_gso_output(args.gso_file)
+    count = min(args.glowworms, len(data.poses))
+    folder = Path(args.gso_file).parent
+    suffix = ".cif" if args.format == "cif" else ".pdb"
+    write_models(
+        setup, data.poses[:count], [folder / f"lightdock_{i}{suffix}" for i in range(count)]
+    )
+    print(f"sparkledock: wrote {count} models in {folder}", file=sys.stderr)
+    return 0
+
+
+def cmd_cluster(args: argparse.Namespace) -> int:
+    from .analysis.cluster import write_cluster_repr
+
+    target = write_cluster_repr(load_setup(args.setup_dir), args.gso_file)
+    print(f"sparkledock: wrote {target}", file=sys.stderr)
+    return 0
+
+
+def cmd_rank(args: argparse.Namespace) -> int:
+    from .analysis.rank import rank, write_ranking
+
+    root = Path(args.setup_dir)
+    ranking = rank(root, list(range(args.swarms)), args.step, use_clusters=not args.ignore_clusters)
+    write_ranking(root / "rank_by_scoring.list", ranking)
+    print(
+        f"sparkledock: ranked {len(ranking)} solutions in {root / 'rank_by_scoring.list'}",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     ex = example_dir()
     reference = json.loads((ex / "lightdock_scores.json").read_text())
@@ -227,6 +264,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("generate", help="write complex models of a gso_<step>.out's glowworms")
+    p.add_argument("setup_dir", help="the setup directory")
+    p.add_argument("gso_file", help="a swarm's gso_<step>.out")
+    p.add_argument("glowworms", type=int, help="models for the first N glowworms")
+    p.add_argument("--format", choices=("pdb", "cif"), default="pdb")
+    p.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser("cluster", help="BSAS-cluster a swarm (writes cluster.repr)")
+    p.add_argument("setup_dir", help="the setup directory")
+    p.add_argument("gso_file", help="a swarm's gso_<step>.out")
+    p.set_defaults(func=cmd_cluster)
+
+    p = sub.add_parser("rank", help="rank all swarms' cluster representatives by score")
+    p.add_argument("setup_dir", help="the setup directory (holds swarm_<id>/)")
+    p.add_argument("swarms", type=int, help="number of swarms (0..N-1)")
+    p.add_argument("step", type=int, help="which gso_<step>.out to rank")
+    p.add_argument("--ignore-clusters", action="store_true", help="rank every glowworm")
+    p.set_defaults(func=cmd_rank)
 
     p = sub.add_parser("demo", help="score the bundled 2X9A example and compare with LightDock")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")

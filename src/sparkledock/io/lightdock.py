@@ -18,7 +18,7 @@ from ..errors import InputFileError, PoseError
 from ..fileutil import atomic_write_text
 from ..partner import Partner
 from ..pose import PoseLayout
-from ..structure import centred, clean, read_structure
+from ..structure import centre_of_coordinates, centred, clean, read_structure
 
 SETUP_FILE = "setup.json"
 REC_MODES_FILE = "lightdock_rec.nm.npy"
@@ -34,6 +34,8 @@ class DockingSetup:
     ligand: Partner
     layout: PoseLayout
     config: dict
+    #: centre of the receptor as its file places it (models go back to that frame)
+    receptor_centre: np.ndarray
 
 
 def _load_npy(path: Path) -> np.ndarray:
@@ -47,7 +49,7 @@ def _load_npy(path: Path) -> np.ndarray:
 
 def _load_partner(
     setup_dir: Path, pdb_name: str, modes_file: str, n_modes: int, config: dict
-) -> Partner:
+) -> tuple[Partner, np.ndarray]:
     base = Path(pdb_name).name
     pdb = setup_dir / f"lightdock_{base}"
     atoms = clean(
@@ -57,9 +59,10 @@ def _load_partner(
         remove_oxt=bool(config.get("noxt", True)),
         source=str(pdb),
     )
+    centre = centre_of_coordinates(atoms.coords)
     atoms = centred(atoms)
     if n_modes == 0:
-        return Partner.rigid(atoms)
+        return Partner.rigid(atoms), centre
     mask = _load_npy(setup_dir / f"lightdock_{Path(base).stem}_mask.npy").astype(bool)
     if mask.shape != (len(atoms),):
         raise InputFileError(
@@ -72,7 +75,7 @@ def _load_partner(
             f"{setup_dir / modes_file}: expected at least {n_modes} modes of shape "
             f"({int(mask.sum())}, 3), got {modes.shape}"
         )
-    return Partner(atoms, np.ascontiguousarray(modes[:n_modes]), mask)
+    return Partner(atoms, np.ascontiguousarray(modes[:n_modes]), mask), centre
 
 
 def load_setup(setup_dir: str | os.PathLike[str]) -> DockingSetup:
@@ -100,9 +103,11 @@ def load_setup(setup_dir: str | os.PathLike[str]) -> DockingSetup:
     use_anm = bool(config.get("use_anm", False))
     n_rec = int(config.get("anm_rec", 0)) if use_anm else 0
     n_lig = int(config.get("anm_lig", 0)) if use_anm else 0
-    receptor = _load_partner(setup_dir, config["receptor_pdb"], REC_MODES_FILE, n_rec, config)
-    ligand = _load_partner(setup_dir, config["ligand_pdb"], LIG_MODES_FILE, n_lig, config)
-    return DockingSetup(setup_dir, receptor, ligand, PoseLayout(n_rec, n_lig), config)
+    receptor, rec_centre = _load_partner(
+        setup_dir, config["receptor_pdb"], REC_MODES_FILE, n_rec, config
+    )
+    ligand, _ = _load_partner(setup_dir, config["ligand_pdb"], LIG_MODES_FILE, n_lig, config)
+    return DockingSetup(setup_dir, receptor, ligand, PoseLayout(n_rec, n_lig), config, rec_centre)
 
 
 def read_poses(path: str | os.PathLike[str], layout: PoseLayout) -> np.ndarray:

@@ -1,0 +1,1 @@
+"""After the simulation: models, clustering, ranking."""

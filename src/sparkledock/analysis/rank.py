@@ -1,0 +1,84 @@
+"""Ranking cluster representatives of all swarms by score (LightDock's ``lgd_rank.py``)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputFileError
+from ..fileutil import atomic_write_text
+from ..io.lightdock import read_gso_output
+
+RANKING_HEADER = (
+    "Swarm  Glowworm   Coordinates                                             "
+    "RecID  LigID  Luciferin  Neigh   VR     RMSD    PDB             Clashes  Scoring\n"
+)
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One ranked solution: a cluster representative of a swarm."""
+
+    swarm: int
+    glowworm: int
+    pose: tuple[float, ...]
+    luciferin: float
+    neighbors: int
+    vision_range: float
+    score: float
+
+    def line(self) -> str:
+        coords = "(" + ", ".join(f"{c:5.3f}" for c in self.pose) + ")"
+        return (
+            f"{self.swarm:5d} {self.glowworm:6d} {coords:>60s} {0:6d} {0:6d} "
+            f"{self.luciferin:11.5f} {self.neighbors:5d} {self.vision_range:7.3f} "
+            f"{-1.0:8.3f} {f'lightdock_{self.glowworm}.pdb':>16s} {0:6d} {self.score:8.3f}"
+        )
+
+
+def read_cluster_repr(path: str | os.PathLike[str]) -> list[int]:
+    """Representative glowworm ids of a ``cluster.repr``, in file order."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputFileError(f"{path}: no such file (cluster the swarm first)")
+    ids = []
+    for lineno, line in enumerate(path.read_text().splitlines(), start=1):
+        try:
+            ids.append(int(line.split(":")[3]))
+        except (IndexError, ValueError):
+            raise InputFileError(f"{path}:{lineno}: malformed cluster line") from None
+    return ids
+
+
+def rank(
+    root: str | os.PathLike[str], swarms: list[int], step: int, use_clusters: bool = True
+) -> list[Ranked]:
+    """Representatives (or all glowworms) of the swarms at ``step``, best score first."""
+    root = Path(root)
+    solutions = []
+    for swarm in swarms:
+        data = read_gso_output(root / f"swarm_{swarm}" / f"gso_{step}.out")
+        ids = (
+            read_cluster_repr(root / f"swarm_{swarm}" / "cluster.repr")
+            if use_clusters
+            else range(len(data.scores))
+        )
+        solutions.extend(
+            Ranked(
+                swarm,
+                g,
+                tuple(data.poses[g]),
+                float(data.luciferin[g]),
+                int(data.neighbors[g]),
+                float(data.vision_range[g]),
+                float(data.scores[g]),
+            )
+            for g in ids
+        )
+    return sorted(solutions, key=lambda r: -r.score)
+
+
+def write_ranking(path: str | os.PathLike[str], ranking: list[Ranked]) -> None:
+    """``rank_by_scoring.list`` in LightDock's format."""
+    atomic_write_text(path, RANKING_HEADER + "".join(r.line() + "\n" for r in ranking))

@@ -1,0 +1,56 @@
+"""Models, BSAS clustering and ranking against LightDock's own post-processing."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from conftest import BENCH
+from sparkledock.analysis.cluster import bsas
+from sparkledock.cli import main
+from sparkledock.structure import read_structure
+
+RUN = BENCH / "2X9A" / "lightdock_run" / "swarm_0"
+SETUP = BENCH / "2X9A" / "lightdock_setup"
+
+
+def test_bsas_by_hand():
+    # 1-atom "structures" on a line; scores decide the order
+    coords = np.array([[[0.0, 0, 0]], [[3.0, 0, 0]], [[4.5, 0, 0]], [[9.0, 0, 0]]])
+    scores = np.array([5.0, 1.0, 4.0, 3.0])
+    # order 0 (5.0), 2 (4.0), 3 (3.0), 1 (1.0): 2 is 4.5 from 0 → new; 3 is 4.5 from 2 → new;
+    # 1 is 3 from 0 → joins 0's cluster
+    assert bsas(coords, scores) == [[0, 1], [2], [3]]
+    assert bsas(coords, scores, cutoff=10.0) == [[0, 2, 3, 1]]
+
+
+def test_cluster_generate_rank_match_lightdock(tmp_path, capsys):
+    data = Path(__file__).parent / "data" / "lightdock_analysis"  # LightDock 0.9.4's outputs
+    swarm = tmp_path / "swarm_0"
+    swarm.mkdir()
+    shutil.copy(RUN / "gso_10.out", swarm)
+    assert main(["cluster", str(SETUP), str(swarm / "gso_10.out")]) == 0
+    assert (swarm / "cluster.repr").read_text() == (
+        data / "2X9A_swarm0_gso10_cluster.repr"
+    ).read_text()
+    assert main(["rank", str(tmp_path), "1", "10"]) == 0
+    assert (tmp_path / "rank_by_scoring.list").read_text() == (
+        data / "2X9A_swarm0_gso10_rank_by_scoring.list"
+    ).read_text()
+    assert main(["generate", str(SETUP), str(swarm / "gso_10.out"), "120"]) == 0
+    ours = read_structure(swarm / "lightdock_119.pdb")
+    theirs = read_structure(data / "2X9A_swarm0_gso10_lightdock_119.pdb")
+    assert list(ours.atom_name) == list(theirs.atom_name)
+    assert list(ours.chain) == list(theirs.chain)
+    assert np.abs(ours.coords - theirs.coords).max() <= 0.0011  # PDB rounding
+    assert main(["generate", str(SETUP), str(swarm / "gso_10.out"), "1", "--format", "cif"]) == 0
+    assert np.allclose(
+        read_structure(swarm / "lightdock_0.cif").coords,
+        read_structure(swarm / "lightdock_0.pdb").coords,
+        atol=1e-3,
+    )
+    capsys.readouterr()
+    assert main(["rank", str(tmp_path), "2", "10"]) == 1
+    assert "swarm_1/gso_10.out: no such file" in capsys.readouterr().err
