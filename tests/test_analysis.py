@@ -54,3 +54,29 @@ def test_cluster_generate_rank_match_lightdock(tmp_path, capsys):
     capsys.readouterr()
     assert main(["rank", str(tmp_path), "2", "10"]) == 1
     assert "swarm_1/gso_10.out: no such file" in capsys.readouterr().err
+
+
+def test_filter_and_top_match_lightdock(tmp_path, capsys):
+    data = Path(__file__).parent / "data" / "lightdock_analysis"
+    ranking = tmp_path / "rank_by_scoring.list"
+    shutil.copy(data / "2X9A_swarm0_gso10_rank_by_scoring.list", ranking)
+    restraints = BENCH / "2X9A" / "restraints.list"
+    assert main(["filter", str(SETUP), str(ranking), str(restraints), "--fnat", "0.25"]) == 0
+    ours = {}
+    for line in capsys.readouterr().out.splitlines():
+        name, fraction = line.split()
+        ours[name] = float(fraction)
+    theirs = {}
+    for line in (data / "2X9A_swarm0_gso10_filter_restraints.txt").read_text().splitlines():
+        name, fraction = line.split()
+        theirs[name] = float(fraction)
+    assert ours.keys() == theirs.keys() and len(ours) == 57
+    assert all(abs(ours[k] - theirs[k]) < 1e-9 for k in ours)
+    kept = (tmp_path / "rank_filtered.list").read_text().splitlines()[1:]
+    assert len(kept) == sum(f >= 0.25 for f in theirs.values()) > 0
+    assert main(["top", str(SETUP), str(ranking), "2", "-o", str(tmp_path / "top")]) == 0
+    best = read_structure(tmp_path / "top" / "top_1.pdb")
+    reference = read_structure(data / "2X9A_swarm0_gso10_lightdock_119.pdb")
+    # the ranking keeps poses to 3 decimals (as LightDock's): the model moves by < 0.05 Å
+    assert np.abs(best.coords - reference.coords).max() < 0.05
+    assert (tmp_path / "top" / "top_2.pdb").is_file()

@@ -142,6 +142,44 @@ def cmd_rank(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_filter(args: argparse.Namespace) -> int:
+    from .analysis.filter import satisfaction
+    from .analysis.rank import read_ranking, write_ranking
+    from .io.restraints import read_restraints
+
+    setup = load_setup(args.setup_dir)
+    ranking = [r for r in read_ranking(args.ranking) if r.score > 0.0]
+    poses = np.array([r.pose for r in ranking]).reshape(-1, setup.layout.size)
+    fractions = satisfaction(
+        setup, poses, read_restraints(args.restraints), args.cutoff, args.include_passive
+    )
+    kept = [r for r, f in zip(ranking, fractions, strict=True) if f >= args.fnat]
+    target = Path(args.ranking).with_name("rank_filtered.list")
+    write_ranking(target, kept)
+    for r, f in zip(ranking, fractions, strict=True):
+        print(f"swarm_{r.swarm}/lightdock_{r.glowworm}.pdb {f:5.3f}")
+    print(
+        f"sparkledock: {len(kept)} of {len(ranking)} solutions satisfy at least "
+        f"{args.fnat:.0%} of the restraints: {target}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def cmd_top(args: argparse.Namespace) -> int:
+    from .analysis.models import write_models
+    from .analysis.rank import read_ranking
+
+    setup = load_setup(args.setup_dir)
+    best = read_ranking(args.ranking)[: args.n]
+    poses = np.array([r.pose for r in best]).reshape(-1, setup.layout.size)
+    out = Path(args.output)
+    suffix = ".cif" if args.format == "cif" else ".pdb"
+    write_models(setup, poses, [out / f"top_{i + 1}{suffix}" for i in range(len(best))])
+    print(f"sparkledock: wrote {len(best)} models top_1..top_{len(best)} in {out}", file=sys.stderr)
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     ex = example_dir()
     reference = json.loads((ex / "lightdock_scores.json").read_text())
@@ -283,6 +321,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("step", type=int, help="which gso_<step>.out to rank")
     p.add_argument("--ignore-clusters", action="store_true", help="rank every glowworm")
     p.set_defaults(func=cmd_rank)
+
+    p = sub.add_parser("filter", help="keep ranked solutions that satisfy restraints")
+    p.add_argument("setup_dir", help="the setup directory")
+    p.add_argument("ranking", help="a ranking (rank_by_scoring.list)")
+    p.add_argument("restraints", help="LightDock restraints file")
+    p.add_argument("--cutoff", type=float, default=5.0, help="contact cutoff in Å (5)")
+    p.add_argument(
+        "--fnat",
+        type=float,
+        default=0.4,
+        help="minimum fraction of restraint residues in contact (0.4)",
+    )
+    p.add_argument("--include-passive", action="store_true")
+    p.set_defaults(func=cmd_filter)
+
+    p = sub.add_parser("top", help="write the models of the N best-ranked solutions")
+    p.add_argument("setup_dir", help="the setup directory")
+    p.add_argument("ranking", help="a ranking (rank_by_scoring.list or rank_filtered.list)")
+    p.add_argument("n", type=int, help="how many models")
+    p.add_argument("-o", "--output", default=".", help="where (default: here)")
+    p.add_argument("--format", choices=("pdb", "cif"), default="pdb")
+    p.set_defaults(func=cmd_top)
 
     p = sub.add_parser("demo", help="score the bundled 2X9A example and compare with LightDock")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")

@@ -82,3 +82,33 @@ def rank(
 def write_ranking(path: str | os.PathLike[str], ranking: list[Ranked]) -> None:
     """``rank_by_scoring.list`` in LightDock's format."""
     atomic_write_text(path, RANKING_HEADER + "".join(r.line() + "\n" for r in ranking))
+
+
+def read_ranking(path: str | os.PathLike[str]) -> list[Ranked]:
+    """Read a ranking in LightDock's format (ours or LightDock's ``rank_by_scoring.list``)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputFileError(f"{path}: no such ranking file")
+    out = []
+    for lineno, line in enumerate(path.read_text().splitlines(), start=1):
+        if not line.strip() or line.startswith("Swarm"):
+            continue
+        try:
+            head, rest = line.split("(", 1)
+            coords, tail = rest.split(")", 1)
+            swarm, glowworm = (int(v) for v in head.split())
+            fields = tail.split()
+            out.append(
+                Ranked(
+                    swarm,
+                    glowworm,
+                    tuple(float(v) for v in coords.split(",")),
+                    float(fields[2]),
+                    int(fields[3]),
+                    float(fields[4]),
+                    float(fields[-1]),
+                )
+            )
+        except ValueError:
+            raise InputFileError(f"{path}:{lineno}: malformed ranking line") from None
+    return out
