@@ -80,3 +80,26 @@ def test_filter_and_top_match_lightdock(tmp_path, capsys):
     # the ranking keeps poses to 3 decimals (as LightDock's): the model moves by < 0.05 Å
     assert np.abs(best.coords - reference.coords).max() < 0.05
     assert (tmp_path / "top" / "top_2.pdb").is_file()
+
+
+def test_evaluate_reference_against_itself_and_a_docked_model(tmp_path, capsys):
+    from sparkledock.analysis.evaluate import capri_class, evaluate
+
+    target = BENCH / "2X9A" / "2X9A_target.pdb"
+    self_q = evaluate(target, target)
+    assert self_q.dockq > 0.9999 and self_q.capri == "high"
+    model = (
+        Path(__file__).parent
+        / "data"
+        / "lightdock_analysis"
+        / "2X9A_swarm0_gso10_lightdock_119.pdb"
+    )
+    q = evaluate(model, target)
+    assert 0.0 <= q.dockq < 0.9 and q.capri == capri_class(q.fnat, q.irmsd, q.lrmsd)
+    assert main(["evaluate", str(target), str(target), str(model)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "model,DockQ,fnat,iRMSD,LRMSD,CAPRI" and lines[1].endswith(",high")
+    assert capri_class(0.6, 0.9, 3.0) == "high"
+    assert capri_class(0.35, 1.5, 6.0) == "medium"
+    assert capri_class(0.15, 5.0, 9.0) == "acceptable"
+    assert capri_class(0.05, 0.5, 0.5) == "incorrect"

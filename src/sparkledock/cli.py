@@ -180,6 +180,16 @@ def cmd_top(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from .analysis.evaluate import evaluate
+
+    print("model,DockQ,fnat,iRMSD,LRMSD,CAPRI")
+    for model in args.models:
+        q = evaluate(model, args.reference)
+        print(f"{model},{q.dockq:.4f},{q.fnat:.4f},{q.irmsd:.3f},{q.lrmsd:.3f},{q.capri}")
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     ex = example_dir()
     reference = json.loads((ex / "lightdock_scores.json").read_text())
@@ -343,6 +353,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", default=".", help="where (default: here)")
     p.add_argument("--format", choices=("pdb", "cif"), default="pdb")
     p.set_defaults(func=cmd_top)
+
+    p = sub.add_parser("evaluate", help="DockQ and CAPRI class of models against a reference")
+    p.add_argument("reference", help="the reference complex (PDB or mmCIF)")
+    p.add_argument("models", nargs="+", help="models to evaluate")
+    p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("demo", help="score the bundled 2X9A example and compare with LightDock")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
