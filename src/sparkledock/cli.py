@@ -190,6 +190,44 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_dock(args: argparse.Namespace) -> int:
+    from .docking import DockOptions, dock
+
+    if args.example:
+        ex = example_dir()
+        receptor, ligand = ex / "2X9A_r_u.pdb", ex / "2X9A_l_u.pdb"
+        restraints, reference = ex / "restraints.list", ex / "2X9A_target.pdb"
+        options = DockOptions(
+            steps=60, glowworms=100, swarms=20, top=5, threads=args.threads, quiet=args.quiet
+        )
+        out = args.output or "sparkledock_example"
+    else:
+        if not (args.receptor and args.ligand):
+            raise SparkledockError("dock needs RECEPTOR and LIGAND (or --example)")
+        receptor, ligand, restraints = args.receptor, args.ligand, args.restraints
+        reference = args.reference
+        options = DockOptions(
+            steps=args.steps,
+            glowworms=args.glowworms,
+            swarms=args.swarms,
+            top=args.top,
+            threads=args.threads,
+            quiet=args.quiet,
+        )
+        out = args.output or "sparkledock_out"
+    folder = dock(
+        receptor,
+        ligand,
+        out,
+        restraints=restraints,
+        reference=reference,
+        options=options,
+        force=args.force,
+    )
+    print(f"sparkledock: top models, ranking.csv and report.html in {folder}", file=sys.stderr)
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     ex = example_dir()
     reference = json.loads((ex / "lightdock_scores.json").read_text())
@@ -358,6 +396,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("reference", help="the reference complex (PDB or mmCIF)")
     p.add_argument("models", nargs="+", help="models to evaluate")
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("dock", help="a whole docking: setup, run, cluster, rank, top models")
+    p.add_argument("receptor", nargs="?", help="receptor PDB or mmCIF")
+    p.add_argument("ligand", nargs="?", help="ligand PDB or mmCIF")
+    p.add_argument("-r", "--restraints", help="LightDock restraints or HADDOCK .tbl")
+    p.add_argument("-o", "--output", help="output folder (refused if not empty)")
+    p.add_argument("--steps", type=int, default=100)
+    p.add_argument("-g", "--glowworms", type=int, default=200)
+    p.add_argument("-s", "--swarms", type=int, default=0, help="default: LightDock's rule")
+    p.add_argument("--top", type=int, default=10, help="models to write (10)")
+    p.add_argument("--reference", help="reference complex: adds DockQ and CAPRI class")
+    p.add_argument("--force", action="store_true", help="reuse a non-empty output folder")
+    p.add_argument("--threads", type=int, default=None)
+    p.add_argument("--quiet", action="store_true")
+    p.add_argument(
+        "--example",
+        action="store_true",
+        help="dock the bundled 2X9A example (about a minute on two cores)",
+    )
+    p.set_defaults(func=cmd_dock)
 
     p = sub.add_parser("demo", help="score the bundled 2X9A example and compare with LightDock")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")

@@ -134,8 +134,11 @@ def run_simulation(
     exact: bool = False,
     threads: int | None = None,
     quiet: bool = False,
+    history: list[tuple[int, float, float]] | None = None,
 ) -> Path:
     """Run ``steps`` GSO steps on the swarms of a setup; returns the output folder.
+
+    ``history``, when given, receives ``(step, best score, mean score)`` after every step.
 
     Args:
         setup_json: the setup's ``setup.json`` (or its folder).
@@ -191,6 +194,8 @@ def run_simulation(
     first = state.step
     while state.step < steps:
         state = gso.step(state, score, rng, centre, setup.layout)
+        if history is not None:
+            history.append((state.step, float(state.scores.max()), float(state.scores.mean())))
         if state.step % SAVE_EVERY == 0 or state.step == steps:
             _save_outputs(root, ids, state)
             _save_checkpoint(checkpoint, spec, state, rng.state())
