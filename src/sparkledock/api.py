@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .io.lightdock import DockingSetup, load_setup, read_poses
-from .io.restraints import Restraints, read_haddock_restraints, read_restraints
+from .io.restraints import Restraints, read_any_restraints
 from .scoring import ScoringFunction, get_scoring
 
 
@@ -44,12 +44,7 @@ def prepare_scoring(
     if not isinstance(setup, DockingSetup):
         setup = load_setup(setup)
     if restraints is not None and not isinstance(restraints, Restraints):
-        if Path(restraints).suffix == ".tbl":
-            restraints = read_haddock_restraints(
-                restraints, setup.receptor.atoms, setup.ligand.atoms
-            )
-        else:
-            restraints = read_restraints(restraints)
+        restraints = read_any_restraints(restraints, setup.receptor.atoms, setup.ligand.atoms)
     function = get_scoring(scoring)
     names = tuple(
         str(Path(setup.path) / f"lightdock_{Path(setup.config[key]).name}")

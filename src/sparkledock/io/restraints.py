@@ -150,3 +150,11 @@ def format_restraints(restraints: Restraints) -> str:
         for kind, code in (("active", "A"), ("passive", "P"), ("blocked", "B")):
             lines.extend(f"{tag} {rid} {code}\n" for rid in getattr(side, kind))
     return "".join(lines)
+
+
+def read_any_restraints(path: str | os.PathLike[str], receptor: Atoms, ligand: Atoms) -> Restraints:
+    """A restraints file of either format: HADDOCK ``.tbl`` (needs the partners' atoms for
+    residue names) or LightDock's."""
+    if Path(path).suffix == ".tbl":
+        return read_haddock_restraints(path, receptor, ligand)
+    return read_restraints(path)

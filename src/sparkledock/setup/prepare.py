@@ -14,12 +14,7 @@ from ..anm import normal_modes
 from ..errors import InputFileError
 from ..fileutil import atomic_write_bytes, atomic_write_text
 from ..io.lightdock import write_poses
-from ..io.restraints import (
-    Restraints,
-    format_restraints,
-    read_haddock_restraints,
-    read_restraints,
-)
+from ..io.restraints import Restraints, format_restraints, read_any_restraints
 from ..partner import Partner
 from ..pose import PoseLayout
 from ..scoring.dfire import atom_types
@@ -117,11 +112,7 @@ def prepare_setup(
     parsed: Restraints | None = None
     if restraints is not None:
         rpath = Path(restraints)
-        parsed = (
-            read_haddock_restraints(rpath, rec_c, lig_c)
-            if rpath.suffix == ".tbl"
-            else read_restraints(rpath)
-        )
+        parsed = read_any_restraints(rpath, rec_c, lig_c)
         for side, atoms, name in (("receptor", rec_c, rec_path), ("ligand", lig_c, lig_path)):
             ids = set(atoms.residue_ids())
             for kind in ("active", "passive", "blocked"):
