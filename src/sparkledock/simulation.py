@@ -28,9 +28,9 @@ import numpy as np
 from . import gso
 from .api import prepare_scoring
 from .errors import InputFileError
-from .fileutil import atomic_write_bytes, atomic_write_text
+from .fileutil import atomic_write_bytes
 from .geometry import ellipsoid_centre
-from .io.lightdock import format_gso_output, load_setup, read_poses
+from .io.lightdock import load_setup, read_poses, write_gso_output
 
 DEFAULT_SEED = 324324
 SAVE_EVERY = 10
@@ -71,14 +71,14 @@ def _progress(done: int, total: int, start: float, quiet: bool) -> None:
 
 def _save_outputs(root: Path, swarm_ids: Sequence[int], state: gso.SwarmState) -> None:
     for row, swarm in enumerate(swarm_ids):
-        text = format_gso_output(
+        write_gso_output(
+            root / f"swarm_{swarm}" / f"gso_{state.step}.out",
             state.poses[row],
             state.luciferin[row],
             state.neighbors[row],
             state.vision_range[row],
             state.scores[row],
         )
-        atomic_write_text(root / f"swarm_{swarm}" / f"gso_{state.step}.out", text)
 
 
 def _save_checkpoint(
