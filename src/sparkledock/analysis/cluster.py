@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ..fileutil import atomic_write_text
-from ..io.lightdock import DockingSetup, read_gso_output
+from ..io.lightdock import DockingSetup, GSOOutput, read_gso_output
 from .models import complex_atoms, complex_coordinates
 
 BSAS_CUTOFF_A = 4.0
@@ -41,7 +41,10 @@ def backbone_mask(setup: DockingSetup) -> np.ndarray:
 
 def cluster_swarm(setup: DockingSetup, gso_file: str | os.PathLike[str]) -> list[list[int]]:
     """BSAS clusters of the glowworms of one ``gso_<step>.out``."""
-    data = read_gso_output(gso_file)
+    return _cluster(setup, read_gso_output(gso_file))
+
+
+def _cluster(setup: DockingSetup, data: GSOOutput) -> list[list[int]]:
     # as the PDB models LightDock clusters hold them: receptor frame, 3 decimals
     coords = complex_coordinates(setup, data.poses)[:, backbone_mask(setup)]
     coords = np.round(coords + setup.receptor_centre, 3)
@@ -59,7 +62,7 @@ def format_cluster_repr(clusters: list[list[int]], scores: np.ndarray) -> str:
 def write_cluster_repr(setup: DockingSetup, gso_file: str | os.PathLike[str]) -> Path:
     """Cluster one swarm and write ``cluster.repr`` beside its output; returns its path."""
     gso_file = Path(gso_file)
-    clusters = cluster_swarm(setup, gso_file)
+    data = read_gso_output(gso_file)
     target = gso_file.parent / "cluster.repr"
-    atomic_write_text(target, format_cluster_repr(clusters, read_gso_output(gso_file).scores))
+    atomic_write_text(target, format_cluster_repr(_cluster(setup, data), data.scores))
     return target
