@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..errors import InputFileError
 from ..fileutil import atomic_write_text
-from ..io.lightdock import read_gso_output
+from ..io.lightdock import read_gso_output, split_pose_line
 
 RANKING_HEADER = (
     "Swarm  Glowworm   Coordinates                                             "
@@ -94,15 +94,13 @@ def read_ranking(path: str | os.PathLike[str]) -> list[Ranked]:
         if not line.strip() or line.startswith("Swarm"):
             continue
         try:
-            head, rest = line.split("(", 1)
-            coords, tail = rest.split(")", 1)
-            swarm, glowworm = (int(v) for v in head.split())
-            fields = tail.split()
+            head, pose, fields = split_pose_line(line)
+            swarm, glowworm = (int(v) for v in head)
             out.append(
                 Ranked(
                     swarm,
                     glowworm,
-                    tuple(float(v) for v in coords.split(",")),
+                    tuple(pose),
                     float(fields[2]),
                     int(fields[3]),
                     float(fields[4]),

@@ -191,6 +191,18 @@ class GSOOutput:
     scores: np.ndarray
 
 
+def split_pose_line(line: str) -> tuple[list[str], list[float], list[str]]:
+    """Split a LightDock result line ``HEAD (x, y, ...) TAIL`` into head fields, the pose and
+    tail fields (the layout of ``gso_<step>.out`` and ranking files).
+
+    Raises:
+        ValueError: no parenthesised pose, or a non-number in it.
+    """
+    head, rest = line.split("(", 1)
+    inside, tail = rest.split(")", 1)
+    return head.split(), [float(v) for v in inside.split(",")], tail.split()
+
+
 def read_gso_output(path: str | os.PathLike[str]) -> GSOOutput:
     """Read LightDock's (or sparkledock's) ``gso_<step>.out``.
 
@@ -205,9 +217,8 @@ def read_gso_output(path: str | os.PathLike[str]) -> GSOOutput:
         if not line.strip() or line.startswith("#"):
             continue
         try:
-            inside, rest = line.split("(", 1)[1].split(")", 1)
-            pose = [float(v) for v in inside.split(",")]
-            _rec, _lig, lum, nb, vr, sc = rest.split()
+            _, pose, tail = split_pose_line(line)
+            _rec, _lig, lum, nb, vr, sc = tail
             rows.append((pose, float(lum), int(nb), float(vr), float(sc)))
         except ValueError:
             raise InputFileError(f"{path}:{lineno}: malformed glowworm line") from None
