@@ -47,20 +47,27 @@ def main() -> None:
         out = args.out / name
         shutil.rmtree(out, ignore_errors=True)
         start = time.perf_counter()
-        dock(src / f"{name}_r_u.pdb", src / f"{name}_l_u.pdb", out,
-             restraints=src / "restraints.list", reference=src / f"{name}_target.pdb",
-             options=DockOptions(steps=args.steps, glowworms=args.glowworms,
-                                 swarms=args.swarms, top=10, quiet=True))
+        dock(
+            src / f"{name}_r_u.pdb",
+            src / f"{name}_l_u.pdb",
+            out,
+            restraints=src / "restraints.list",
+            reference=src / f"{name}_target.pdb",
+            options=DockOptions(
+                steps=args.steps, glowworms=args.glowworms, swarms=args.swarms, top=10, quiet=True
+            ),
+        )
         wall = time.perf_counter() - start
         rows = list(csv.DictReader((out / "ranking.csv").open()))
         classes = {n: best_class(rows, n) for n in (1, 5, 10)}
         for n, c in classes.items():
             hits[n] += ORDER[c] >= 1
-        print(f"| {name} | {classes[1]} | {classes[5]} | {classes[10]} | {wall:.0f} |",
-              flush=True)
+        print(f"| {name} | {classes[1]} | {classes[5]} | {classes[10]} | {wall:.0f} |", flush=True)
     total = len(args.complexes)
-    print(f"\nacceptable or better: top 1 {hits[1]}/{total}, top 5 {hits[5]}/{total}, "
-          f"top 10 {hits[10]}/{total}")
+    print(
+        f"\nacceptable or better: top 1 {hits[1]}/{total}, top 5 {hits[5]}/{total}, "
+        f"top 10 {hits[10]}/{total}"
+    )
 
 
 if __name__ == "__main__":

@@ -96,9 +96,13 @@ def lightdock_step(python: str, setup: Path, steps: int) -> float:
         clear_outputs(setup)
         (setup / "swarm_0").mkdir()  # LightDock's setup creates the folders; its run needs them
         start = time.perf_counter()
-        subprocess.run([python, str(script), "setup.json", str(n), "-s", "fastdfire", "-l", "0",
-                        "-c", "1"], cwd=setup, check=True, capture_output=True,
-                       env={**os.environ, "OMP_NUM_THREADS": "1"})
+        subprocess.run(
+            [python, str(script), "setup.json", str(n), "-s", "fastdfire", "-l", "0", "-c", "1"],
+            cwd=setup,
+            check=True,
+            capture_output=True,
+            env={**os.environ, "OMP_NUM_THREADS": "1"},
+        )
         times.append(time.perf_counter() - start)
         if not (setup / "swarm_0" / f"gso_{n}.out").exists():
             raise RuntimeError(f"LightDock wrote no swarm_0/gso_{n}.out in {setup}")
@@ -116,18 +120,29 @@ def lgd_check(python: str, setup: Path, bench: Path, name: str) -> str:
     swarm = setup / "swarm_0"
     glowworms = json.loads((setup / "setup.json").read_text())["glowworms"]
     for cmd, cwd in (
-        (["lgd_generate_conformations.py", f"../{name}_r_u.pdb", f"../{name}_l_u.pdb",
-          "gso_10.out", str(glowworms)], swarm),
+        (
+            [
+                "lgd_generate_conformations.py",
+                f"../{name}_r_u.pdb",
+                f"../{name}_l_u.pdb",
+                "gso_10.out",
+                str(glowworms),
+            ],
+            swarm,
+        ),
         (["lgd_cluster_bsas.py", "gso_10.out"], swarm),
         (["lgd_rank.py", "1", "10"], setup),
     ):
-        subprocess.run([python, str(bin_dir / cmd[0]), *cmd[1:]], cwd=cwd, check=True,
-                       capture_output=True)
+        subprocess.run(
+            [python, str(bin_dir / cmd[0]), *cmd[1:]], cwd=cwd, check=True, capture_output=True
+        )
     models = len(list(swarm.glob("lightdock_*.pdb")))
     clusters = len((swarm / "cluster.repr").read_text().splitlines())  # raises if missing
     ranked = len((setup / "rank_by_scoring.list").read_text().splitlines()) - 1
-    return (f"LightDock generated {models} models, found {clusters} clusters and ranked "
-            f"{ranked} representatives from sparkledock's gso_10.out")
+    return (
+        f"LightDock generated {models} models, found {clusters} clusters and ranked "
+        f"{ranked} representatives from sparkledock's gso_10.out"
+    )
 
 
 def main() -> None:
@@ -141,8 +156,14 @@ def main() -> None:
     args = parser.parse_args()
     n_threads = numba.config.NUMBA_NUM_THREADS
     print(f"# machine: {platform.machine()}, {os.cpu_count()} cores, numba {numba.__version__}")
-    header = ["complex", "swarms", "1 swarm s/step 1T", f"1 swarm s/step {n_threads}T",
-              "bookkeeping", f"all swarms s/step {n_threads}T"]
+    header = [
+        "complex",
+        "swarms",
+        "1 swarm s/step 1T",
+        f"1 swarm s/step {n_threads}T",
+        "bookkeeping",
+        f"all swarms s/step {n_threads}T",
+    ]
     if args.lightdock_python:
         header += ["LightDock 1 swarm s/step", "x LightDock/thread"]
     print("| " + " | ".join(header) + " |")
@@ -153,8 +174,14 @@ def main() -> None:
             one_1, keep = timed_run(setup, args.steps, [0], 1)
             one_n, _ = timed_run(setup, args.steps, [0], n_threads)
             all_n, _ = timed_run(setup, args.all_swarms_steps, list(range(swarms)), n_threads)
-            row = [name, str(swarms), f"{one_1:.3f}", f"{one_n:.3f}", f"{100 * keep:.1f} %",
-                   f"{all_n:.1f}"]
+            row = [
+                name,
+                str(swarms),
+                f"{one_1:.3f}",
+                f"{one_n:.3f}",
+                f"{100 * keep:.1f} %",
+                f"{all_n:.1f}",
+            ]
             if args.lightdock_python:
                 ld = lightdock_step(args.lightdock_python, setup, args.steps)
                 row += [f"{ld:.3f}", f"{ld / one_1:.1f}"]

@@ -27,8 +27,9 @@ COMPLEXES = ["2X9A", "1RKE", "2A1A", "2GTP", "2VXT", "3VLB", "3LVK", "4JCV", "4L
 
 def timed(cmd: list[str], cwd: Path) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, check=True, capture_output=True,
-                   env={**os.environ, "OMP_NUM_THREADS": "1"})
+    subprocess.run(
+        cmd, cwd=cwd, check=True, capture_output=True, env={**os.environ, "OMP_NUM_THREADS": "1"}
+    )
     return time.perf_counter() - start
 
 
@@ -51,16 +52,42 @@ def main() -> None:
                 folder.mkdir()
                 for suffix in ("r_u.pdb", "l_u.pdb"):
                     shutil.copy(args.bench / name / f"{name}_{suffix}", folder)
-            t_ours = timed([sys.executable, "-m", "sparkledock.cli", "setup", f"{name}_r_u.pdb",
-                            f"{name}_l_u.pdb", "-g", "256", "--anm", "--noxt", "--noh", "--now"],
-                           ours)
+            t_ours = timed(
+                [
+                    sys.executable,
+                    "-m",
+                    "sparkledock.cli",
+                    "setup",
+                    f"{name}_r_u.pdb",
+                    f"{name}_l_u.pdb",
+                    "-g",
+                    "256",
+                    "--anm",
+                    "--noxt",
+                    "--noh",
+                    "--now",
+                ],
+                ours,
+            )
             swarms = json.loads((ours / "setup.json").read_text())["swarms"]
             row = [name, f"{t_ours:.1f}", str(swarms)]
             if args.lightdock_python:
                 script = Path(args.lightdock_python).parent / "lightdock3_setup.py"
-                t_ld = timed([args.lightdock_python, str(script), f"{name}_r_u.pdb",
-                              f"{name}_l_u.pdb", "-g", "256", "--noxt", "--noh", "--now", "-anm"],
-                             theirs)
+                t_ld = timed(
+                    [
+                        args.lightdock_python,
+                        str(script),
+                        f"{name}_r_u.pdb",
+                        f"{name}_l_u.pdb",
+                        "-g",
+                        "256",
+                        "--noxt",
+                        "--noh",
+                        "--now",
+                        "-anm",
+                    ],
+                    theirs,
+                )
                 ld_swarms = json.loads((theirs / "setup.json").read_text())["swarms"]
                 row += [f"{t_ld:.1f}", str(ld_swarms), f"{t_ld / t_ours:.1f}"]
             print("| " + " | ".join(row) + " |", flush=True)

@@ -109,6 +109,7 @@ def test_checkpoint_of_another_run_is_refused(setup_dir):
 
     other = RunSpec(50, (0,), "dfire", 1, False)
     state = gso.initial_state(np.zeros((1, 2, 27)))
-    _save_checkpoint(setup_dir / CHECKPOINT, other, state, gso.CounterRandom(1, [0]).state())
+    rng = gso.CounterRandom(1, [0]).state()
+    _save_checkpoint(setup_dir / CHECKPOINT, other, [], (0,), state, rng)
     with pytest.raises(InputFileError, match="checkpoint of a different run"):
         run_simulation(setup_dir, 10, swarms=[0], quiet=True)

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .backend import Engine, resolve_engine
 from .io.lightdock import DockingSetup, load_setup, read_poses
 from .io.restraints import Restraints, read_any_restraints
 from .scoring import ScoringFunction, get_scoring
@@ -23,10 +24,17 @@ class PreparedScoring:
     model: Any
 
     def score(
-        self, poses: np.ndarray, *, backend: str = "numba", threads: int | None = None
+        self,
+        poses: np.ndarray,
+        *,
+        backend: str = "numba",
+        threads: int | None = None,
+        engine: Engine | None = None,
     ) -> np.ndarray:
-        """(P,) scores of a (P, layout.size) pose array."""
-        return self.function.score(self.model, poses, backend=backend, threads=threads)
+        """(P,) scores of a (P, layout.size) pose array (``engine`` overrides ``backend``)."""
+        return self.function.score(
+            self.model, poses, backend=backend, threads=threads, engine=engine
+        )
 
 
 def prepare_scoring(
@@ -69,6 +77,8 @@ def score_poses(
     scoring: str = "dfire",
     threads: int | None = None,
     backend: str = "numba",
+    device: str | None = None,
+    precision: str = "fp64",
     lightdock_compat: bool = True,
     skip_unknown: bool = False,
 ) -> np.ndarray:
@@ -81,7 +91,9 @@ def score_poses(
         restraints: a LightDock restraints file (only active restraints count).
         scoring: scoring function name (``dfire``, alias ``fastdfire``).
         threads: CPU threads (default: all).
-        backend: ``numba`` (fast) or ``numpy`` (all-pairs reference).
+        backend: ``numba`` (fast CPU), ``numpy`` (all-pairs reference), ``torch`` or ``auto``
+            (torch on a GPU if there is one); ``device`` and ``precision`` (``fp64``,
+            ``fp32``) apply to torch. See :mod:`sparkledock.backend`.
         lightdock_compat: keep LightDock's interface and 15 Å-bin quirks (see
             :mod:`sparkledock.scoring.dfire`).
         skip_unknown: drop atoms DFIRE has no type for instead of failing.
@@ -104,4 +116,5 @@ def score_poses(
         pose_array = read_poses(poses, layout)
     else:
         pose_array = layout.validate(poses)
-    return prepared.score(pose_array, backend=backend, threads=threads)
+    engine = resolve_engine(backend, device, precision)
+    return prepared.score(pose_array, threads=threads, engine=engine)

@@ -19,9 +19,9 @@ import numpy as np
 
 from . import __version__
 from .api import prepare_scoring
+from .backend import BACKENDS, PRECISIONS, Engine, resolve_engine
 from .errors import SparkledockError
 from .io.lightdock import load_setup, read_poses
-from .kernels import BACKENDS
 from .scoring import SCORING_FUNCTIONS
 
 #: Poses scored per call when streaming results (and reporting progress).
@@ -37,7 +37,34 @@ def example_dir() -> Path:
     return Path(str(resources.files("sparkledock").joinpath("data/example")))
 
 
+def add_engine_options(p: argparse.ArgumentParser, backends: Sequence[str] = BACKENDS) -> None:
+    """--backend, --device and --precision (resolved in :func:`engine_of`)."""
+    p.add_argument(
+        "--backend",
+        default="auto",
+        choices=backends,
+        help="numba: CPU kernel (LightDock's scores bit for bit); torch: PyTorch on CPU or GPU; "
+        "auto (default): torch on a GPU if there is one, else numba",
+    )
+    p.add_argument("--device", default=None, help="torch device: cpu, cuda or cuda:N")
+    p.add_argument(
+        "--precision",
+        default="fp64",
+        choices=PRECISIONS,
+        help="torch arithmetic: fp64 (LightDock's scores to 1e-9) or fp32 (to 1e-4, faster)",
+    )
+
+
+def engine_of(args: argparse.Namespace, exact: bool = False) -> Engine:
+    """The engine the options ask for, or a one-line error."""
+    try:
+        return resolve_engine(args.backend, args.device, args.precision, exact=exact)
+    except ValueError as exc:
+        raise SparkledockError(str(exc)) from None
+
+
 def cmd_score(args: argparse.Namespace) -> int:
+    engine = engine_of(args)
     prepared = prepare_scoring(
         args.setup_dir,
         restraints=args.restraints,
@@ -49,9 +76,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     total = len(poses)
     start = time.perf_counter()
     for first in range(0, total, CHUNK):
-        scores = prepared.score(
-            poses[first : first + CHUNK], backend=args.backend, threads=args.threads
-        )
+        scores = prepared.score(poses[first : first + CHUNK], threads=args.threads, engine=engine)
         sys.stdout.write("".join(f"{float(s)!r}\n" for s in scores))
         sys.stdout.flush()
         if total > CHUNK:
@@ -99,6 +124,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         exact=args.exact,
         threads=args.threads,
         quiet=args.quiet,
+        engine=engine_of(args, exact=args.exact),
     )
     if not args.quiet:
         print(f"sparkledock: wrote swarm_*/gso_*.out in {root}", file=sys.stderr)
@@ -198,7 +224,13 @@ def cmd_dock(args: argparse.Namespace) -> int:
         receptor, ligand = ex / "2X9A_r_u.pdb", ex / "2X9A_l_u.pdb"
         restraints, reference = ex / "restraints.list", ex / "2X9A_target.pdb"
         options = DockOptions(
-            steps=60, glowworms=100, swarms=20, top=5, threads=args.threads, quiet=args.quiet
+            steps=60,
+            glowworms=100,
+            swarms=20,
+            top=5,
+            threads=args.threads,
+            quiet=args.quiet,
+            engine=engine_of(args),
         )
         out = args.output or "sparkledock_example"
     else:
@@ -213,6 +245,7 @@ def cmd_dock(args: argparse.Namespace) -> int:
             top=args.top,
             threads=args.threads,
             quiet=args.quiet,
+            engine=engine_of(args),
         )
         out = args.output or "sparkledock_out"
     folder = dock(
@@ -290,12 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="scoring function (default: dfire)",
     )
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
-    p.add_argument(
-        "--backend",
-        default="numba",
-        choices=BACKENDS,
-        help="numba: fast culled kernel; numpy: all-pairs reference",
-    )
+    add_engine_options(p)
     p.add_argument(
         "--no-lightdock-compat",
         action="store_true",
@@ -349,6 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_engine_options(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("generate", help="write complex models of a gso_<step>.out's glowworms")
@@ -410,6 +439,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="reuse a non-empty output folder")
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--quiet", action="store_true")
+    add_engine_options(p)
     p.add_argument(
         "--example",
         action="store_true",

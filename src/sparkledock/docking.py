@@ -17,6 +17,7 @@ from .analysis.cluster import write_cluster_repr
 from .analysis.filter import satisfaction
 from .analysis.models import write_models
 from .analysis.rank import rank, write_ranking
+from .backend import Engine
 from .errors import InputFileError, SparkledockWarning
 from .fileutil import atomic_write_text
 from .io.lightdock import load_setup
@@ -39,6 +40,7 @@ class DockOptions:
     seed: int = 324324
     threads: int | None = None
     quiet: bool = False
+    engine: Engine | None = None
 
 
 def _png(figure) -> str:
@@ -142,6 +144,7 @@ def dock(
         threads=options.threads,
         quiet=options.quiet,
         history=history,
+        engine=options.engine,
     )
     setup = load_setup(setup_dir)
     n_swarms = int(setup.config["swarms"])

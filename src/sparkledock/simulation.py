@@ -22,18 +22,24 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from . import gso
-from .api import prepare_scoring
+from .api import PreparedScoring, prepare_scoring
+from .backend import Engine
 from .errors import InputFileError
 from .fileutil import atomic_write_bytes
 from .geometry import ellipsoid_centre
 from .io.lightdock import load_setup, read_poses, write_gso_output
+from .memory import USABLE_FRACTION, MemoryPlan, free_bytes, plan_groups
+from .pose import PoseLayout
 
 DEFAULT_SEED = 324324
 SAVE_EVERY = 10
+#: Per step of one group: (step, best score, mean score, swarms in the group).
+_Log = list[tuple[int, float, float, int]]
 CHECKPOINT = "sparkledock_run.npz"
 
 
@@ -51,22 +57,35 @@ class RunSpec:
         return json.dumps(self.__dict__, sort_keys=True)
 
 
-def _progress(done: int, total: int, start: float, quiet: bool) -> None:
-    tty = sys.stderr.isatty()
-    if quiet or not (tty or done == total or done % max(1, total // 10) == 0):
-        return
-    elapsed = time.perf_counter() - start
-    eta = elapsed / done * (total - done) if done else 0.0
-    width = 30
-    filled = int(width * done / total) if total else width
-    bar = "#" * filled + "-" * (width - filled)
-    end = "\r" if tty and done < total else "\n"
-    print(
-        f"sparkledock run [{bar}] step {done}/{total}  {elapsed:6.1f}s elapsed  ETA {eta:6.1f}s",
-        end=end,
-        file=sys.stderr,
-        flush=True,
-    )
+class _Progress:
+    """A progress bar over swarm-steps on stderr (a line per tenth when not a terminal)."""
+
+    def __init__(self, total: int, quiet: bool) -> None:
+        self.total, self.quiet, self.done = total, quiet, 0
+        self.start = time.perf_counter()
+        self.shown = -1
+
+    def advance(self, count: int) -> None:
+        self.done += count
+        done, total = self.done, self.total
+        tty = sys.stderr.isatty()
+        tenth = 10 * done // max(total, 1)
+        if self.quiet or not (tty or done == total or tenth != self.shown):
+            return
+        self.shown = tenth
+        elapsed = time.perf_counter() - self.start
+        eta = elapsed / done * (total - done) if done else 0.0
+        width = 30
+        filled = int(width * done / total) if total else width
+        bar = "#" * filled + "-" * (width - filled)
+        end = "\r" if tty and done < total else "\n"
+        print(
+            f"sparkledock run [{bar}] {100 * done / max(total, 1):5.1f}%  {elapsed:6.1f}s "
+            f"elapsed  ETA {eta:6.1f}s",
+            end=end,
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def _save_outputs(root: Path, swarm_ids: Sequence[int], state: gso.SwarmState) -> None:
@@ -82,25 +101,44 @@ def _save_outputs(root: Path, swarm_ids: Sequence[int], state: gso.SwarmState) -
 
 
 def _save_checkpoint(
-    path: Path, spec: RunSpec, state: gso.SwarmState, rng_state: np.ndarray
+    path: Path,
+    spec: RunSpec,
+    done: Sequence[int],
+    group: Sequence[int],
+    state: gso.SwarmState | None,
+    rng_state: np.ndarray | None,
 ) -> None:
+    """Swarms finished so far, and the state of the group in flight (if any)."""
     buffer = io.BytesIO()
-    np.savez(
-        buffer,
-        spec=np.array(spec.key()),
-        step=state.step,
-        poses=state.poses,
-        luciferin=state.luciferin,
-        vision_range=state.vision_range,
-        neighbors=state.neighbors,
-        scores=state.scores,
-        moved=state.moved,
-        rng=rng_state,
-    )
+    fields: dict[str, np.ndarray] = {
+        "spec": np.array(spec.key()),
+        "done": np.asarray(done, dtype=np.int64),
+        "group": np.asarray(group if state is not None else [], dtype=np.int64),
+    }
+    if state is not None and rng_state is not None:
+        fields.update(
+            step=np.asarray(state.step),
+            poses=state.poses,
+            luciferin=state.luciferin,
+            vision_range=state.vision_range,
+            neighbors=state.neighbors,
+            scores=state.scores,
+            moved=state.moved,
+            rng=rng_state,
+        )
+    np.savez(buffer, **fields)
     atomic_write_bytes(path, buffer.getvalue())
 
 
-def _load_checkpoint(path: Path, spec: RunSpec) -> tuple[gso.SwarmState, np.ndarray] | None:
+@dataclass
+class _Resume:
+    done: list[int]
+    group: tuple[int, ...]
+    state: gso.SwarmState | None
+    rng: np.ndarray | None
+
+
+def _load_checkpoint(path: Path, spec: RunSpec) -> _Resume | None:
     if not path.is_file():
         return None
     try:
@@ -110,18 +148,44 @@ def _load_checkpoint(path: Path, spec: RunSpec) -> tuple[gso.SwarmState, np.ndar
                     f"{path}: checkpoint of a different run (steps, swarms, seed or mode "
                     "differ); delete it to start over"
                 )
-            state = gso.SwarmState(
-                step=int(data["step"]),
-                poses=data["poses"],
-                luciferin=data["luciferin"],
-                vision_range=data["vision_range"],
-                neighbors=data["neighbors"],
-                scores=data["scores"],
-                moved=data["moved"],
-            )
-            return state, data["rng"]
+            group = tuple(int(s) for s in data["group"])
+            state = rng = None
+            if group:
+                state = gso.SwarmState(
+                    step=int(data["step"]),
+                    poses=data["poses"],
+                    luciferin=data["luciferin"],
+                    vision_range=data["vision_range"],
+                    neighbors=data["neighbors"],
+                    scores=data["scores"],
+                    moved=data["moved"],
+                )
+                rng = data["rng"]
+            return _Resume([int(s) for s in data["done"]], group, state, rng)
     except (OSError, ValueError, KeyError) as exc:
         raise InputFileError(f"{path}: unreadable checkpoint ({exc}); delete it") from None
+
+
+def _plan(
+    engine: Engine, prepared: PreparedScoring, n_swarms: int, n_glow: int, limit: int | None
+) -> tuple[MemoryPlan | None, Any]:
+    """Swarms per group (from the memory model) and the device scorer, for torch engines."""
+    if not engine.on_torch:
+        return None, None
+    from .kernels.dfire_torch import default_workspace, device_model
+
+    budget = int(limit if limit is not None else free_bytes(engine) * USABLE_FRACTION)
+    workspace = min(default_workspace(engine), max(budget // 8, 2**20))
+    scorer = device_model(prepared.model, engine, workspace)
+    plan = plan_groups(
+        n_swarms,
+        n_glow,
+        prepared.setup.layout.size,
+        model_bytes=scorer.model_bytes(),
+        workspace_bytes=workspace,
+        budget_bytes=budget,
+    )
+    return plan, scorer
 
 
 def run_simulation(
@@ -135,6 +199,9 @@ def run_simulation(
     threads: int | None = None,
     quiet: bool = False,
     history: list[tuple[int, float, float]] | None = None,
+    engine: Engine | None = None,
+    memory_limit: int | None = None,
+    report: dict[str, Any] | None = None,
 ) -> Path:
     """Run ``steps`` GSO steps on the swarms of a setup; returns the output folder.
 
@@ -146,10 +213,18 @@ def run_simulation(
         swarms: swarm ids to run (default: all); only their starting files are needed.
         exact: LightDock's random stream (reproduces its trajectories); otherwise the
             counter-based stream, identical for any subset of swarms or thread count.
+        engine: where to run (default: numba on the CPU); with torch, the whole step runs on
+            the device and swarms go in groups that fit its memory (see :mod:`.memory`).
+        memory_limit: bytes the torch engine may use (default: 80 % of the free memory).
+        report: when given, receives the memory plan (``plan``) and, on CUDA, the measured
+            peak (``peak_bytes``).
 
     Raises:
         SparkledockError: bad setup, missing starting file, bad swarm id (one line each).
     """
+    engine = engine or Engine()
+    if exact and engine.on_torch:
+        raise InputFileError("exact mode runs on the numba backend only")
     setup_path = Path(setup_json)
     root = setup_path if setup_path.is_dir() else setup_path.parent
     setup = load_setup(root)
@@ -161,44 +236,137 @@ def run_simulation(
     if bad or not ids:
         which = bad[0] if bad else "(none)"
         raise InputFileError(f"{root / 'setup.json'}: swarm {which} is not in 0..{n_swarms - 1}")
-    starts = []
+    starts = {}
     for swarm in ids:
         poses = read_poses(root / "init" / f"initial_positions_{swarm}.dat", setup.layout)
-        if starts and len(poses) != len(starts[0]):
+        if starts and len(poses) != len(next(iter(starts.values()))):
             raise InputFileError(
                 f"{root / 'init' / f'initial_positions_{swarm}.dat'}: {len(poses)} glowworms, "
-                f"other swarms have {len(starts[0])}"
+                f"other swarms have {len(next(iter(starts.values())))}"
             )
-        starts.append(poses)
+        starts[swarm] = poses
+    n_glow = len(starts[ids[0]])
     restraints = setup.config.get("restraints")
     prepared = prepare_scoring(
         setup, restraints=root / restraints if restraints else None, scoring=scoring
     )
     centre = ellipsoid_centre(setup.ligand.atoms.coords)
     spec = RunSpec(steps, ids, scoring, int(seed), bool(exact))
-    rng = gso.ExactRandom(seed, len(ids)) if exact else gso.CounterRandom(seed, np.array(ids))
-
     checkpoint = root / CHECKPOINT
     resumed = _load_checkpoint(checkpoint, spec)
-    if resumed is None:
-        state = gso.initial_state(np.stack(starts))
-        _save_outputs(root, ids, state)
-    else:
-        state, rng_state = resumed
-        rng.restore(rng_state)
+    done = list(resumed.done) if resumed else []
+    todo = [s for s in ids if s not in set(done)]
+    plan, scorer = _plan(engine, prepared, len(todo), n_glow, memory_limit)
+    size = plan.swarms_per_group if plan else max(1, len(todo))
+    groups = [tuple(todo[i : i + size]) for i in range(0, len(todo), size)]
+    if report is not None:
+        report["plan"] = plan
+    if plan is not None and not quiet and plan.n_groups > 1:
+        print(f"sparkledock run: {plan.describe()}", file=sys.stderr)
+    if engine.device.startswith("cuda"):
+        import torch
+
+        torch.cuda.reset_peak_memory_stats(torch.device(engine.device))
 
     def score(poses: np.ndarray) -> np.ndarray:
-        return prepared.score(poses, threads=threads)
+        return prepared.score(poses, threads=threads, engine=engine)
 
-    start = time.perf_counter()
-    first = state.step
-    while state.step < steps:
-        state = gso.step(state, score, rng, centre, setup.layout)
-        if history is not None:
-            history.append((state.step, float(state.scores.max()), float(state.scores.mean())))
-        if state.step % SAVE_EVERY == 0 or state.step == steps:
-            _save_outputs(root, ids, state)
-            _save_checkpoint(checkpoint, spec, state, rng.state())
-        _progress(state.step - first, steps - first, start, quiet)
+    progress = _Progress(steps * len(todo), quiet)
+    per_group: list[_Log] = []
+    for group in groups:
+        rng = (
+            gso.ExactRandom(seed, len(group)) if exact else gso.CounterRandom(seed, np.array(group))
+        )
+        if resumed is not None and resumed.group == group and resumed.state is not None:
+            state = resumed.state
+            rng.restore(resumed.rng)
+        else:
+            state = gso.initial_state(np.stack([starts[s] for s in group]))
+            _save_outputs(root, group, state)
+        log: _Log = []
+        if engine.on_torch:
+            run = _GroupRun(root, spec, done, group, rng, log, progress)
+            _run_group_torch(run, state, scorer, centre, setup.layout)
+        else:
+            while state.step < steps:
+                state = gso.step(state, score, rng, centre, setup.layout)
+                scores = state.scores
+                log.append((state.step, float(scores.max()), float(scores.mean()), len(group)))
+                if state.step % SAVE_EVERY == 0 or state.step == steps:
+                    _save_outputs(root, group, state)
+                    _save_checkpoint(checkpoint, spec, done, group, state, rng.state())
+                progress.advance(len(group))
+        done.extend(group)
+        _save_checkpoint(checkpoint, spec, done, (), None, None)
+        per_group.append(log)
+    if history is not None:
+        history.extend(_combine(per_group))
+    if report is not None and engine.device.startswith("cuda"):
+        import torch
+
+        report["peak_bytes"] = int(torch.cuda.max_memory_allocated(torch.device(engine.device)))
     checkpoint.unlink(missing_ok=True)
     return root
+
+
+@dataclass
+class _GroupRun:
+    """Where one group of swarms writes, and what it reports to."""
+
+    root: Path
+    spec: RunSpec
+    done: list[int]
+    group: tuple[int, ...]
+    rng: gso.ExactRandom | gso.CounterRandom
+    log: _Log
+    progress: _Progress
+
+
+def _run_group_torch(
+    run: _GroupRun, state: gso.SwarmState, scorer: Any, centre: np.ndarray, layout: PoseLayout
+) -> None:
+    """One group's steps on the device: draws sent once per checkpoint interval, state
+    fetched once per checkpoint."""
+    import torch
+
+    from .gso_torch import DeviceSwarms
+
+    root, spec, done, group, rng, log, progress = (
+        run.root,
+        run.spec,
+        run.done,
+        run.group,
+        run.rng,
+        run.log,
+        run.progress,
+    )
+    swarms = DeviceSwarms(state, scorer, centre, layout)
+    n_glow = state.poses.shape[1]
+    device = swarms.poses.device
+    while swarms.step_no < spec.steps:
+        first = swarms.step_no
+        stop = min(spec.steps, (first // SAVE_EVERY + 1) * SAVE_EVERY)
+        draws = np.stack([rng.selection_draws(t + 1, n_glow) for t in range(first, stop)])
+        draws_dev = torch.as_tensor(draws, device=device)
+        for i in range(stop - first):
+            swarms.step(draws_dev[i])
+        host = swarms.to_host()
+        for i, (best, mean) in enumerate(swarms.take_history()):
+            log.append((first + i + 1, best, mean, len(group)))
+        _save_outputs(root, group, host)
+        _save_checkpoint(root / CHECKPOINT, spec, done, group, host, rng.state())
+        progress.advance(len(group) * (stop - first))
+
+
+def _combine(
+    per_group: list[list[tuple[int, float, float, int]]],
+) -> list[tuple[int, float, float]]:
+    """Per step, best and mean score over every group that ran that step."""
+    best: dict[int, float] = {}
+    total: dict[int, tuple[float, int]] = {}
+    for log in per_group:
+        for step, b, m, n in log:
+            best[step] = max(best.get(step, -np.inf), b)
+            t, c = total.get(step, (0.0, 0))
+            total[step] = (t + m * n, c + n)
+    return [(s, best[s], total[s][0] / total[s][1]) for s in sorted(best)]

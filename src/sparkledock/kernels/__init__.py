@@ -1,7 +1,8 @@
 """Hot loops, one module per backend; :func:`get_kernel` is the one place a backend is chosen.
 
 Every backend of a scoring function has the signature ``kernel(model, poses, *, threads)``
-and returns the same numbers (tests hold them to bit equality).
+(torch also takes ``engine``, for its device and precision) and returns the same numbers:
+numba and numpy bit for bit, torch to 1e-9 (fp64) or 1e-4 (fp32) relative.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import numpy as np
 _KERNELS: dict[tuple[str, str], str] = {
     ("dfire", "numba"): "sparkledock.kernels.dfire_numba:score_poses",
     ("dfire", "numpy"): "sparkledock.kernels.dfire_numpy:score_poses",
+    ("dfire", "torch"): "sparkledock.kernels.dfire_torch:score_poses",
 }
 
-BACKENDS = ("numba", "numpy")
+BACKENDS = ("numba", "numpy", "torch")
 
 
 def get_kernel(scoring: str, backend: str) -> Callable[..., np.ndarray]:

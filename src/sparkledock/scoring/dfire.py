@@ -35,6 +35,7 @@ from importlib import resources
 
 import numpy as np
 
+from ..backend import Engine
 from ..errors import RestraintError, SkippedAtomWarning, UnsupportedAtomError
 from ..io.restraints import Restraints
 from ..partner import Partner
@@ -400,16 +401,23 @@ class DFIRE:
         *,
         backend: str = "numba",
         threads: int | None = None,
+        engine: Engine | None = None,
     ) -> np.ndarray:
         """Scores of ``poses`` (P, layout.size) → (P,) float64, larger is better.
 
-        ``backend``: ``"numba"`` (tiled, culled, parallel over poses) or ``"numpy"`` (plain
-        all-pairs reference). Both give bit-identical results.
+        ``backend``: ``"numba"`` (tiled, culled, parallel over poses), ``"numpy"`` (plain
+        all-pairs reference; both bit-identical) or ``"torch"``; an ``engine`` (see
+        :func:`sparkledock.backend.resolve_engine`) overrides it and sets device and precision.
         """
         from ..kernels import get_kernel
 
         poses = model.layout.validate(poses)
-        return get_kernel("dfire", backend)(model, poses, threads=threads)
+        if engine is not None:
+            backend = engine.backend
+        kernel = get_kernel("dfire", backend)
+        if backend == "torch":
+            return kernel(model, poses, threads=threads, engine=engine)
+        return kernel(model, poses, threads=threads)
 
 
 def energy_to_score(energy: float) -> float:

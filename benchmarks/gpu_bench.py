@@ -1,0 +1,206 @@
+"""GPU engine: parity with LightDock, then the SparkleDock configuration timed per complex.
+
+1. Parity (on the device): the golden poses of every shared complex, with and without
+   restraints, scored in fp64 (must agree with LightDock 0.9.4 to 1e-9 relative) and fp32 (to
+   1e-4 of fp64); and a 5-step GSO run of 2X9A on the device against the numba engine.
+2. Timing: 256 glowworms (the shared setups' count), 100 steps, every swarm at once (starting
+   poses are made for all swarms around the setup's swarm centres), per complex and precision:
+   seconds per full run (the GSO loop with outputs and checkpoints, after a warm-up run),
+   glowworm-steps per second, the memory plan (swarm groups, predicted peak) and the measured
+   peak (``torch.cuda.max_memory_allocated``).
+
+A time budget keeps the whole script inside ``--budget`` seconds (default 540, for a
+10-minute device lease): once the measured rate says a full run would not fit, a complex runs
+``--short-steps`` steps and its full-run time is extrapolated (marked ``*`` in the table).
+
+Usage (on a CUDA machine; copy ../shared/bench beside it or pass --bench):
+    python benchmarks/gpu_bench.py [--bench ../shared/bench] [--device cuda:0]
+        [--complexes 2VXT 2X9A ...] [--precisions fp32 fp64] [--budget 540] [--json out.json]
+Also runs on the CPU (``--device cpu --complexes 2X9A --steps 2``) to check the script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from sparkledock.api import prepare_scoring
+from sparkledock.backend import Engine
+from sparkledock.io.lightdock import load_setup, read_gso_output, write_poses
+from sparkledock.setup.poses import initial_poses
+from sparkledock.simulation import run_simulation
+
+HERE = Path(__file__).resolve().parent
+ORDER = ["2VXT", "2X9A", "1RKE", "2A1A", "2GTP", "3VLB", "3LVK", "4JCV", "4LW4", "4GAM"]
+
+
+def full_setup(bench: Path, name: str, dest: Path) -> tuple[Path, int, int]:
+    """A writable copy of the shared setup with starting poses for every swarm."""
+    target = dest / name
+    shutil.copytree(bench / name / "lightdock_setup", target)
+    for path in [target, *target.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    config = json.loads((target / "setup.json").read_text())
+    centres = json.loads((target / "swarm_centers.json").read_text())
+    centres = np.array(centres["mean_translation_per_swarm"], dtype=float)
+    layout = load_setup(target).layout
+    swarms, glow = int(config["swarms"]), int(config["glowworms"])
+    poses = initial_poses(centres, np.arange(swarms), glow, layout)
+    for swarm in range(swarms):
+        path = target / "init" / f"initial_positions_{swarm}.dat"
+        if not path.exists():
+            write_poses(path, poses[swarm])
+    return target, swarms, glow
+
+
+def parity(bench: Path, device: str) -> list[dict]:
+    rows = []
+    for name in ORDER:
+        for restrained in (False, True):
+            golden = "golden_dfire_restraints.json" if restrained else "golden_dfire.json"
+            data = json.loads((bench / name / golden).read_text())
+            poses = np.array([p for c in data["cases"] for p in c["poses"]])
+            expected = np.array([s for c in data["cases"] for s in c["scores"]])
+            prepared = prepare_scoring(
+                bench / name / "lightdock_setup",
+                restraints=bench / name / "restraints.list" if restrained else None,
+            )
+            fp64 = prepared.score(poses, engine=Engine("torch", device, "fp64"))
+            fp32 = prepared.score(poses, engine=Engine("torch", device, "fp32"))
+            rows.append(
+                {
+                    "complex": name,
+                    "restraints": restrained,
+                    "fp64_vs_lightdock": float((abs(fp64 - expected) / abs(expected)).max()),
+                    "fp32_vs_fp64": float((abs(fp32 - fp64) / abs(fp64)).max()),
+                }
+            )
+    return rows
+
+
+def gso_parity(bench: Path, device: str, tmp: Path) -> float:
+    """Largest pose difference after 5 steps of 2X9A swarms 0 and 65: device vs numba."""
+    roots = []
+    for label, engine in (("numba", Engine()), ("torch", Engine("torch", device, "fp64"))):
+        root = tmp / f"parity_{label}"
+        shutil.copytree(bench / "2X9A" / "lightdock_setup", root)
+        for path in [root, *root.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        run_simulation(root, 5, swarms=[0, 65], quiet=True, engine=engine)
+        roots.append(root)
+    worst = 0.0
+    for swarm in (0, 65):
+        a, b = (read_gso_output(r / f"swarm_{swarm}" / "gso_5.out").poses for r in roots)
+        worst = max(worst, float(np.abs(a - b).max()))
+    return worst
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--bench", type=Path, default=HERE.parent.parent / "shared" / "bench")
+    ap.add_argument("--device", default="cuda:0")
+    ap.add_argument("--complexes", nargs="+", default=ORDER)
+    ap.add_argument("--precisions", nargs="+", default=["fp32", "fp64"])
+    ap.add_argument("--steps", type=int, default=100)
+    ap.add_argument("--short-steps", type=int, default=10)
+    ap.add_argument("--budget", type=float, default=540.0, help="seconds for the whole script")
+    ap.add_argument("--skip-parity", action="store_true")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    start = time.perf_counter()
+    device = args.device
+    name = torch.cuda.get_device_name(device) if device.startswith("cuda") else platform.processor()
+    print(f"# sparkledock gpu_bench on {name} (torch {torch.__version__})", flush=True)
+    result: dict = {"device": name, "torch": torch.__version__, "runs": []}
+    tmp = Path(tempfile.mkdtemp(prefix="sparkledock_gpu_"))
+    try:
+        if not args.skip_parity:
+            rows = parity(args.bench, device)
+            result["parity"] = rows
+            worst64 = max(r["fp64_vs_lightdock"] for r in rows)
+            worst32 = max(r["fp32_vs_fp64"] for r in rows)
+            drift = gso_parity(args.bench, device, tmp)
+            result["gso_pose_drift"] = drift
+            ok = worst64 < 1e-9 and worst32 < 1e-4 and drift < 1e-6
+            print(
+                f"parity: fp64 vs LightDock max rel {worst64:.2e} (<1e-9), fp32 vs fp64 "
+                f"{worst32:.2e} (<1e-4), GSO poses after 5 steps vs numba {drift:.1e}: "
+                f"{'OK' if ok else 'FAILED'}",
+                flush=True,
+            )
+            if not ok:
+                return 1
+        # warm-up: CUDA context, kernels, allocator
+        warm, _, _ = full_setup(args.bench, "2X9A", tmp / "warm")
+        run_simulation(warm, 2, swarms=[0, 1], quiet=True, engine=Engine("torch", device))
+        print(
+            "| complex | swarms | precision | steps run | s per 100-step run | glowworm-steps/s "
+            "| groups | predicted peak GiB | measured peak GiB |",
+            flush=True,
+        )
+        print("|---|---|---|---|---|---|---|---|---|", flush=True)
+        rate = None
+        for cx in args.complexes:
+            for precision in args.precisions:
+                root, swarms, glow = full_setup(args.bench, cx, tmp / f"{cx}_{precision}")
+                work = swarms * glow * args.steps
+                left = args.budget - (time.perf_counter() - start)
+                steps = args.steps
+                if rate is not None and work / rate > 0.8 * left:
+                    steps = args.short_steps
+                report: dict = {}
+                t0 = time.perf_counter()
+                run_simulation(
+                    root,
+                    steps,
+                    quiet=True,
+                    engine=Engine("torch", device, precision),
+                    report=report,
+                )
+                seconds = time.perf_counter() - t0
+                rate = swarms * glow * steps / seconds
+                full = seconds * args.steps / steps
+                plan = report["plan"]
+                peak = report.get("peak_bytes", 0) / 2**30
+                mark = "" if steps == args.steps else "*"
+                print(
+                    f"| {cx} | {swarms} | {precision} | {steps} | {full:.1f}{mark} | {rate:,.0f} "
+                    f"| {plan.n_groups} | {plan.predicted_peak / 2**30:.2f} | {peak:.2f} |",
+                    flush=True,
+                )
+                result["runs"].append(
+                    {
+                        "complex": cx,
+                        "swarms": swarms,
+                        "glowworms": glow,
+                        "precision": precision,
+                        "steps": steps,
+                        "seconds": seconds,
+                        "seconds_full_run": full,
+                        "extrapolated": steps != args.steps,
+                        "glowworm_steps_per_s": rate,
+                        "groups": plan.n_groups,
+                        "predicted_peak_bytes": plan.predicted_peak,
+                        "measured_peak_bytes": report.get("peak_bytes"),
+                    }
+                )
+                shutil.rmtree(root)
+        print(f"total {time.perf_counter() - start:.0f} s; * = extrapolated from short runs")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if args.json:
+            args.json.write_text(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
