@@ -113,8 +113,33 @@ def cmd_setup(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from .parallel import mpi_world, run_parallel
     from .simulation import run_simulation
 
+    engine = engine_of(args, exact=args.exact)
+    comm = mpi_world()
+    if comm is not None:
+        report = run_parallel(
+            args.setup,
+            args.steps,
+            comm,
+            swarms=args.swarms,
+            scoring=args.scoring,
+            seed=args.seed,
+            exact=args.exact,
+            threads=args.threads,
+            engine=engine,
+            swarms_per_task=args.swarms_per_task,
+            quiet=args.quiet,
+        )
+        if report is not None and not args.quiet:
+            print(
+                f"sparkledock: {report.tasks} tasks on {report.ranks} ranks in "
+                f"{report.wall_seconds:.1f} s (busy-time imbalance {report.imbalance:.2f}, "
+                f"{report.skipped} swarms already done)",
+                file=sys.stderr,
+            )
+        return 0
     root = run_simulation(
         args.setup,
         args.steps,
@@ -124,7 +149,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         exact=args.exact,
         threads=args.threads,
         quiet=args.quiet,
-        engine=engine_of(args, exact=args.exact),
+        engine=engine,
     )
     if not args.quiet:
         print(f"sparkledock: wrote swarm_*/gso_*.out in {root}", file=sys.stderr)
@@ -248,6 +273,8 @@ def cmd_dock(args: argparse.Namespace) -> int:
             engine=engine_of(args),
         )
         out = args.output or "sparkledock_out"
+    from .parallel import mpi_world
+
     folder = dock(
         receptor,
         ligand,
@@ -256,7 +283,10 @@ def cmd_dock(args: argparse.Namespace) -> int:
         reference=reference,
         options=options,
         force=args.force,
+        comm=mpi_world(),
     )
+    if folder is None:  # an MPI rank other than 0
+        return 0
     print(f"sparkledock: top models, ranking.csv and report.html in {folder}", file=sys.stderr)
     return 0
 
@@ -377,6 +407,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--swarms-per-task",
+        type=int,
+        default=1,
+        help="under MPI: swarms a rank takes at a time (more for GPUs; default 1)",
+    )
     add_engine_options(p)
     p.set_defaults(func=cmd_run)
 

@@ -10,6 +10,7 @@ import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from .analysis.filter import satisfaction
 from .analysis.models import write_models
 from .analysis.rank import rank, write_ranking
 from .backend import Engine
-from .errors import InputFileError, SparkledockWarning
+from .errors import InputFileError, SparkledockError, SparkledockWarning
 from .fileutil import atomic_write_text
 from .io.lightdock import load_setup
 from .io.restraints import read_restraints
@@ -108,20 +109,65 @@ def dock(
     reference: str | os.PathLike[str] | None = None,
     options: DockOptions = DockOptions(),
     force: bool = False,
-) -> Path:
+    comm: Any = None,
+) -> Path | None:
     """Set up, run, cluster, rank, filter (with restraints) and write the top models.
 
     ``out`` receives ``top_<n>.pdb``, ``ranking.csv`` (rank, score, model, swarm, glowworm
     and, with a reference, DockQ and CAPRI class), ``report.html`` and the working ``setup/``.
 
+    With an MPI communicator ``comm`` (more than one rank), rank 0 prepares and analyses,
+    every rank runs swarms (:func:`sparkledock.parallel.run_parallel`); only rank 0 returns
+    the folder, the others None.
+
     Raises:
         InputFileError: ``out`` exists and is not empty (unless ``force``), or bad inputs.
     """
     out = Path(out)
+    if comm is not None and comm.Get_size() > 1:
+        from .parallel import run_parallel
+
+        setup_dir: Any = None
+        if comm.Get_rank() == 0:
+            try:
+                setup_dir = _prepare(receptor, ligand, out, restraints, options, force)
+            except SparkledockError as exc:
+                setup_dir = exc
+        setup_dir = comm.bcast(setup_dir, root=0)
+        if isinstance(setup_dir, SparkledockError):
+            raise setup_dir
+        report = run_parallel(
+            setup_dir,
+            options.steps,
+            comm,
+            seed=options.seed,
+            threads=options.threads,
+            engine=options.engine,
+            quiet=options.quiet,
+        )
+        if report is None:
+            return None
+        return _analyse(out, setup_dir, restraints, reference, options, report.history)
+    setup_dir = _prepare(receptor, ligand, out, restraints, options, force)
+    history: list[tuple[int, float, float]] = []
+    run_simulation(
+        setup_dir,
+        options.steps,
+        seed=options.seed,
+        threads=options.threads,
+        quiet=options.quiet,
+        history=history,
+        engine=options.engine,
+    )
+    return _analyse(out, setup_dir, restraints, reference, options, history)
+
+
+def _prepare(receptor, ligand, out: Path, restraints, options: DockOptions, force: bool) -> Path:
+    """Check the output folder and write the setup (``OUT/setup``)."""
     if out.exists() and any(out.iterdir()) and not force:
         raise InputFileError(f"{out}: output folder is not empty (use --force to reuse it)")
     out.mkdir(parents=True, exist_ok=True)
-    setup_dir = prepare_setup(
+    return prepare_setup(
         receptor,
         ligand,
         out / "setup",
@@ -136,16 +182,10 @@ def dock(
             seed=options.seed,
         ),
     )
-    history: list[tuple[int, float, float]] = []
-    run_simulation(
-        setup_dir,
-        options.steps,
-        seed=options.seed,
-        threads=options.threads,
-        quiet=options.quiet,
-        history=history,
-        engine=options.engine,
-    )
+
+
+def _analyse(out: Path, setup_dir: Path, restraints, reference, options: DockOptions, history):
+    """Cluster, rank, filter, write the top models, ranking.csv and report.html."""
     setup = load_setup(setup_dir)
     n_swarms = int(setup.config["swarms"])
     sizes = []

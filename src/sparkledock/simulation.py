@@ -30,9 +30,9 @@ from . import gso
 from .api import PreparedScoring, prepare_scoring
 from .backend import Engine
 from .errors import InputFileError
-from .fileutil import atomic_write_bytes
+from .fileutil import atomic_write_bytes, atomic_write_text
 from .geometry import ellipsoid_centre
-from .io.lightdock import load_setup, read_poses, write_gso_output
+from .io.lightdock import DockingSetup, load_setup, read_poses, write_gso_output
 from .memory import USABLE_FRACTION, MemoryPlan, free_bytes, plan_groups
 from .pose import PoseLayout
 
@@ -41,6 +41,8 @@ SAVE_EVERY = 10
 #: Per step of one group: (step, best score, mean score, swarms in the group).
 _Log = list[tuple[int, float, float, int]]
 CHECKPOINT = "sparkledock_run.npz"
+#: Written in a swarm's folder when its last output is; holds the run's settings.
+DONE_MARKER = "sparkledock_done.json"
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,44 @@ class RunSpec:
 
     def key(self) -> str:
         return json.dumps(self.__dict__, sort_keys=True)
+
+    def done_key(self) -> str:
+        """What a finished swarm records: the run's settings without the swarm list."""
+        return json.dumps(
+            {"steps": self.steps, "scoring": self.scoring, "seed": self.seed, "exact": self.exact},
+            sort_keys=True,
+        )
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """A setup loaded for running: files, prepared scoring, the ligand's reference point."""
+
+    root: Path
+    setup: DockingSetup
+    prepared: PreparedScoring
+    centre: np.ndarray
+
+
+def load_run_context(setup_json: str | os.PathLike[str], scoring: str = "dfire") -> RunContext:
+    """Load a setup folder (or its ``setup.json``) and prepare its scoring once."""
+    setup_path = Path(setup_json)
+    root = setup_path if setup_path.is_dir() else setup_path.parent
+    setup = load_setup(root)
+    restraints = setup.config.get("restraints")
+    prepared = prepare_scoring(
+        setup, restraints=root / restraints if restraints else None, scoring=scoring
+    )
+    return RunContext(root, setup, prepared, ellipsoid_centre(setup.ligand.atoms.coords))
+
+
+def swarm_finished(root: Path, swarm: int, spec: RunSpec) -> bool:
+    """Whether a swarm's outputs are complete for this run's settings (its marker says so)."""
+    marker = root / f"swarm_{swarm}" / DONE_MARKER
+    try:
+        return marker.read_text().strip() == spec.done_key()
+    except OSError:
+        return False
 
 
 class _Progress:
@@ -202,6 +242,8 @@ def run_simulation(
     engine: Engine | None = None,
     memory_limit: int | None = None,
     report: dict[str, Any] | None = None,
+    context: RunContext | None = None,
+    checkpoint_name: str = CHECKPOINT,
 ) -> Path:
     """Run ``steps`` GSO steps on the swarms of a setup; returns the output folder.
 
@@ -218,6 +260,9 @@ def run_simulation(
         memory_limit: bytes the torch engine may use (default: 80 % of the free memory).
         report: when given, receives the memory plan (``plan``) and, on CUDA, the measured
             peak (``peak_bytes``).
+        context: the loaded setup and scoring (:func:`load_run_context`), for callers that run
+            many parts of one setup (MPI ranks, screens).
+        checkpoint_name: file name of the checkpoint in the setup folder.
 
     Raises:
         SparkledockError: bad setup, missing starting file, bad swarm id (one line each).
@@ -225,9 +270,9 @@ def run_simulation(
     engine = engine or Engine()
     if exact and engine.on_torch:
         raise InputFileError("exact mode runs on the numba backend only")
-    setup_path = Path(setup_json)
-    root = setup_path if setup_path.is_dir() else setup_path.parent
-    setup = load_setup(root)
+    if context is None:
+        context = load_run_context(setup_json, scoring)
+    root, setup, prepared, centre = context.root, context.setup, context.prepared, context.centre
     if steps < 1:
         raise InputFileError(f"{root / 'setup.json'}: steps must be at least 1, got {steps}")
     n_swarms = int(setup.config.get("swarms", 0))
@@ -246,13 +291,8 @@ def run_simulation(
             )
         starts[swarm] = poses
     n_glow = len(starts[ids[0]])
-    restraints = setup.config.get("restraints")
-    prepared = prepare_scoring(
-        setup, restraints=root / restraints if restraints else None, scoring=scoring
-    )
-    centre = ellipsoid_centre(setup.ligand.atoms.coords)
     spec = RunSpec(steps, ids, scoring, int(seed), bool(exact))
-    checkpoint = root / CHECKPOINT
+    checkpoint = root / checkpoint_name
     resumed = _load_checkpoint(checkpoint, spec)
     done = list(resumed.done) if resumed else []
     todo = [s for s in ids if s not in set(done)]
@@ -285,7 +325,7 @@ def run_simulation(
             _save_outputs(root, group, state)
         log: _Log = []
         if engine.on_torch:
-            run = _GroupRun(root, spec, done, group, rng, log, progress)
+            run = _GroupRun(checkpoint, spec, done, group, rng, log, progress)
             _run_group_torch(run, state, scorer, centre, setup.layout)
         else:
             while state.step < steps:
@@ -297,6 +337,8 @@ def run_simulation(
                     _save_checkpoint(checkpoint, spec, done, group, state, rng.state())
                 progress.advance(len(group))
         done.extend(group)
+        for swarm in group:
+            atomic_write_text(root / f"swarm_{swarm}" / DONE_MARKER, spec.done_key() + "\n")
         _save_checkpoint(checkpoint, spec, done, (), None, None)
         per_group.append(log)
     if history is not None:
@@ -313,7 +355,7 @@ def run_simulation(
 class _GroupRun:
     """Where one group of swarms writes, and what it reports to."""
 
-    root: Path
+    checkpoint: Path
     spec: RunSpec
     done: list[int]
     group: tuple[int, ...]
@@ -331,15 +373,15 @@ def _run_group_torch(
 
     from .gso_torch import DeviceSwarms
 
-    root, spec, done, group, rng, log, progress = (
-        run.root,
+    checkpoint, spec, done, group, rng, log = (
+        run.checkpoint,
         run.spec,
         run.done,
         run.group,
         run.rng,
         run.log,
-        run.progress,
     )
+    root = checkpoint.parent
     swarms = DeviceSwarms(state, scorer, centre, layout)
     n_glow = state.poses.shape[1]
     device = swarms.poses.device
@@ -354,8 +396,8 @@ def _run_group_torch(
         for i, (best, mean) in enumerate(swarms.take_history()):
             log.append((first + i + 1, best, mean, len(group)))
         _save_outputs(root, group, host)
-        _save_checkpoint(root / CHECKPOINT, spec, done, group, host, rng.state())
-        progress.advance(len(group) * (stop - first))
+        _save_checkpoint(checkpoint, spec, done, group, host, rng.state())
+        run.progress.advance(len(group) * (stop - first))
 
 
 def _combine(

@@ -1,0 +1,308 @@
+"""Swarms over MPI ranks: a cost model, longest-first dynamic scheduling, identical outputs.
+
+Swarms never interact and each has its own random stream, so a swarm's trajectory is the same
+whichever rank runs it and whatever runs beside it: outputs are byte-identical to a
+single-process run for any number of ranks.
+
+* Cost model: a swarm's work is the atom pairs its glowworms examine, predicted as the
+  receptor atoms within (ligand radius + 15 Å) of the swarm centre, times ligand atoms,
+  glowworms and steps. Measured seconds per swarm are saved (``sparkledock_costs.json``) and
+  replace the prediction in later runs of the same setup (the model refined by measurement).
+* Scheduling: tasks (one swarm, or a few on a GPU) sorted longest first; ranks take the next
+  task from a shared counter (one MPI one-sided fetch-and-add on rank 0), so a rank that
+  finishes early takes remaining work. With GPUs, each rank on a node uses its own device.
+* The setup is loaded once on rank 0 and broadcast; swarms already finished (their
+  ``sparkledock_done.json`` matches the run) are skipped, so a killed run resumes.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from .backend import Engine
+from .errors import InputFileError, SparkledockError
+from .fileutil import atomic_write_text
+from .io.lightdock import read_poses
+from .scoring.dfire import DFIRE_CUTOFF_A
+from .simulation import (
+    DEFAULT_SEED,
+    RunContext,
+    RunSpec,
+    _combine,
+    load_run_context,
+    run_simulation,
+    swarm_finished,
+)
+
+COSTS_FILE = "sparkledock_costs.json"
+
+
+def mpi_world() -> Any | None:
+    """``MPI.COMM_WORLD`` when this process was started by an MPI launcher with more than one
+    rank (and mpi4py is installed); otherwise None (a plain single-process run)."""
+    launched = any(
+        int(os.environ.get(v, "1")) > 1
+        for v in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS")
+    )
+    if not launched:
+        return None
+    try:
+        from mpi4py import MPI
+    except ImportError:
+        raise SparkledockError(
+            "started under MPI but mpi4py is missing: pip install 'sparkledock[mpi]'"
+        ) from None
+    return MPI.COMM_WORLD if MPI.COMM_WORLD.Get_size() > 1 else None
+
+
+def swarm_centres(root: Path, layout, ids: Sequence[int]) -> np.ndarray:
+    """Centre of each swarm: the mean translation of its starting poses, (S, 3)."""
+    return np.array(
+        [
+            read_poses(root / "init" / f"initial_positions_{s}.dat", layout)[:, :3].mean(axis=0)
+            for s in ids
+        ]
+    ).reshape(-1, 3)
+
+
+def predicted_costs(
+    context: RunContext, centres: np.ndarray, n_glow: int, steps: int
+) -> np.ndarray:
+    """Predicted atom pairs examined per swarm over a run (arbitrary units, relative)."""
+    rec = context.setup.receptor.atoms.coords
+    lig = context.setup.ligand.atoms.coords
+    radius = float(np.linalg.norm(lig - lig.mean(axis=0), axis=1).max()) if len(lig) else 0.0
+    counts = cKDTree(rec).query_ball_point(centres, r=radius + DFIRE_CUTOFF_A, return_length=True)
+    return np.asarray(counts, dtype=float) * max(len(lig), 1) * n_glow * steps + 1.0
+
+
+def lpt_loads(costs: Sequence[float], n_ranks: int) -> np.ndarray:
+    """Per-rank load when tasks, longest first, go to the least loaded rank (what dynamic
+    longest-first scheduling achieves when the costs are right)."""
+    heap = [(0.0, r) for r in range(n_ranks)]
+    loads = np.zeros(n_ranks)
+    for cost in sorted(costs, reverse=True):
+        load, r = heapq.heappop(heap)
+        loads[r] = load + cost
+        heapq.heappush(heap, (loads[r], r))
+    return loads
+
+
+def imbalance(loads: np.ndarray) -> float:
+    """Largest rank load over the mean (1.0 is perfect)."""
+    return float(loads.max() / loads.mean()) if loads.mean() > 0 else 1.0
+
+
+def _known_costs(root: Path, spec: RunSpec, n_glow: int) -> dict[int, float]:
+    """Measured seconds per swarm from an earlier run of this setup with the same steps."""
+    try:
+        data = json.loads((root / COSTS_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+    if data.get("steps") != spec.steps or data.get("glowworms") != n_glow:
+        return {}
+    return {int(k): float(v["seconds"]) for k, v in data.get("swarms", {}).items()}
+
+
+class _Counter:
+    """A task counter on rank 0 that every rank increments atomically (MPI one-sided)."""
+
+    def __init__(self, comm: Any) -> None:
+        from mpi4py import MPI
+
+        self.MPI = MPI
+        itemsize = MPI.INT64_T.Get_size()
+        self.win = MPI.Win.Allocate(itemsize if comm.Get_rank() == 0 else 0, itemsize, comm=comm)
+        if comm.Get_rank() == 0:
+            self.win.Lock(0)
+            np.frombuffer(self.win.tomemory(), dtype=np.int64)[0] = 0
+            self.win.Unlock(0)
+        comm.Barrier()
+
+    def next(self) -> int:
+        one = np.ones(1, dtype=np.int64)
+        got = np.zeros(1, dtype=np.int64)
+        self.win.Lock(0)
+        self.win.Fetch_and_op(one, got, 0, 0, self.MPI.SUM)
+        self.win.Unlock(0)
+        return int(got[0])
+
+    def free(self) -> None:
+        self.win.Free()
+
+
+@dataclass
+class ParallelReport:
+    """What rank 0 learns about a distributed run."""
+
+    ranks: int
+    tasks: int
+    skipped: int
+    wall_seconds: float
+    busy_seconds: list[float]
+    history: list[tuple[int, float, float]]
+
+    @property
+    def imbalance(self) -> float:
+        return imbalance(np.array(self.busy_seconds)) if self.busy_seconds else 1.0
+
+
+def rank_engine(engine: Engine, comm: Any) -> Engine:
+    """On CUDA, ranks on one node take devices round-robin by their node-local rank."""
+    if not engine.device.startswith("cuda"):
+        return engine
+    import torch
+    from mpi4py import MPI
+
+    local = comm.Split_type(MPI.COMM_TYPE_SHARED).Get_rank()
+    count = max(torch.cuda.device_count(), 1)
+    return replace(engine, device=f"cuda:{local % count}")
+
+
+def run_parallel(
+    setup_json: str | os.PathLike[str],
+    steps: int,
+    comm: Any,
+    *,
+    swarms: Sequence[int] | None = None,
+    scoring: str = "dfire",
+    seed: int = DEFAULT_SEED,
+    exact: bool = False,
+    threads: int | None = None,
+    engine: Engine | None = None,
+    swarms_per_task: int = 1,
+    quiet: bool = False,
+) -> ParallelReport | None:
+    """Run a setup's swarms over the ranks of ``comm``; rank 0 gets the report, others None.
+
+    Raises:
+        SparkledockError: on every rank, when rank 0 finds bad input (one line).
+    """
+    rank, size = comm.Get_rank(), comm.Get_size()
+    engine = rank_engine(engine or Engine(), comm)
+    start = time.perf_counter()
+    plan: Any = None
+    if rank == 0:
+        try:
+            context = load_run_context(setup_json, scoring)
+            n_swarms = int(context.setup.config.get("swarms", 0))
+            ids = list(range(n_swarms)) if swarms is None else [int(s) for s in swarms]
+            bad = [s for s in ids if not 0 <= s < n_swarms]
+            if bad or not ids:
+                raise InputFileError(
+                    f"{context.root / 'setup.json'}: swarm {bad[0] if bad else '(none)'} is not "
+                    f"in 0..{n_swarms - 1}"
+                )
+            spec = RunSpec(steps, tuple(ids), scoring, int(seed), bool(exact))
+            todo = [s for s in ids if not swarm_finished(context.root, s, spec)]
+            n_glow = len(
+                read_poses(
+                    context.root / "init" / f"initial_positions_{ids[0]}.dat", context.setup.layout
+                )
+            )
+            centres = swarm_centres(context.root, context.setup.layout, todo)
+            predicted = predicted_costs(context, centres, n_glow, steps) if todo else np.zeros(0)
+            known = _known_costs(context.root, spec, n_glow)
+            if todo and all(s in known for s in todo):
+                costs = np.array([known[s] for s in todo])
+            else:
+                costs = predicted
+            order = [todo[i] for i in np.argsort(-costs, kind="stable")]
+            tasks = [order[i : i + swarms_per_task] for i in range(0, len(order), swarms_per_task)]
+            plan = (
+                context,
+                tasks,
+                len(ids) - len(todo),
+                dict(zip(todo, predicted.tolist(), strict=True)),
+                n_glow,
+            )
+        except SparkledockError as exc:
+            plan = exc
+    plan = comm.bcast(plan, root=0)
+    if isinstance(plan, SparkledockError):
+        raise plan
+    context, tasks, skipped, predicted, n_glow = plan
+    counter = _Counter(comm)
+    timings: list[tuple[list[int], float]] = []
+    logs: list[list[tuple[int, float, float, int]]] = []
+    busy = 0.0
+    try:
+        while (i := counter.next()) < len(tasks):
+            task = tasks[i]
+            history: list[tuple[int, float, float]] = []
+            t0 = time.perf_counter()
+            run_simulation(
+                context.root,
+                steps,
+                swarms=task,
+                scoring=scoring,
+                seed=seed,
+                exact=exact,
+                threads=threads,
+                quiet=True,
+                history=history,
+                engine=engine,
+                context=context,
+                checkpoint_name=f"sparkledock_run_{task[0]}.npz",
+            )
+            seconds = time.perf_counter() - t0
+            busy += seconds
+            timings.append((task, seconds))
+            logs.append([(s, b, m, len(task)) for s, b, m in history])
+            if rank == 0 and not quiet:
+                print(
+                    f"sparkledock run: rank 0 took task {i + 1}/{len(tasks)} "
+                    f"({time.perf_counter() - start:.0f} s)",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    finally:
+        counter.free()
+    gathered = comm.gather((timings, logs, busy), root=0)
+    if rank != 0:
+        return None
+    measured: dict[int, float] = {}
+    all_logs = []
+    for rank_timings, rank_logs, _ in gathered:
+        for task, seconds in rank_timings:
+            for s in task:
+                measured[s] = seconds / len(task)
+        all_logs.extend(rank_logs)
+    _save_costs(context.root, steps, n_glow, predicted, measured)
+    return ParallelReport(
+        ranks=size,
+        tasks=len(tasks),
+        skipped=skipped,
+        wall_seconds=time.perf_counter() - start,
+        busy_seconds=[g[2] for g in gathered],
+        history=_combine(all_logs),
+    )
+
+
+def _save_costs(
+    root: Path, steps: int, n_glow: int, predicted: dict[int, float], measured: dict[int, float]
+) -> None:
+    """Merge this run's measured seconds per swarm into the setup's costs file."""
+    path = root / COSTS_FILE
+    try:
+        data = json.loads(path.read_text())
+        if data.get("steps") != steps or data.get("glowworms") != n_glow:
+            data = {}
+    except (OSError, ValueError):
+        data = {}
+    swarms = data.get("swarms", {})
+    for s, seconds in measured.items():
+        swarms[str(s)] = {"predicted": predicted.get(s), "seconds": seconds}
+    payload = {"steps": steps, "glowworms": n_glow, "swarms": swarms}
+    atomic_write_text(path, json.dumps(payload, indent=1, sort_keys=True) + "\n")
