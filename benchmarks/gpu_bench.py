@@ -35,31 +35,13 @@ import torch
 
 from sparkledock.api import prepare_scoring
 from sparkledock.backend import Engine
-from sparkledock.io.lightdock import load_setup, read_gso_output, write_poses
-from sparkledock.setup.poses import initial_poses
+from sparkledock.io.lightdock import read_gso_output
 from sparkledock.simulation import run_simulation
 
-HERE = Path(__file__).resolve().parent
-ORDER = ["2VXT", "2X9A", "1RKE", "2A1A", "2GTP", "3VLB", "3LVK", "4JCV", "4LW4", "4GAM"]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import BENCH, COMPLEXES, full_setup
 
-
-def full_setup(bench: Path, name: str, dest: Path) -> tuple[Path, int, int]:
-    """A writable copy of the shared setup with starting poses for every swarm."""
-    target = dest / name
-    shutil.copytree(bench / name / "lightdock_setup", target)
-    for path in [target, *target.rglob("*")]:
-        path.chmod(0o755 if path.is_dir() else 0o644)
-    config = json.loads((target / "setup.json").read_text())
-    centres = json.loads((target / "swarm_centers.json").read_text())
-    centres = np.array(centres["mean_translation_per_swarm"], dtype=float)
-    layout = load_setup(target).layout
-    swarms, glow = int(config["swarms"]), int(config["glowworms"])
-    poses = initial_poses(centres, np.arange(swarms), glow, layout)
-    for swarm in range(swarms):
-        path = target / "init" / f"initial_positions_{swarm}.dat"
-        if not path.exists():
-            write_poses(path, poses[swarm])
-    return target, swarms, glow
+ORDER = COMPLEXES
 
 
 def parity(bench: Path, device: str) -> list[dict]:
@@ -106,7 +88,7 @@ def gso_parity(bench: Path, device: str, tmp: Path) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--bench", type=Path, default=HERE.parent.parent / "shared" / "bench")
+    ap.add_argument("--bench", type=Path, default=BENCH)
     ap.add_argument("--device", default="cuda:0")
     ap.add_argument("--complexes", nargs="+", default=ORDER)
     ap.add_argument("--precisions", nargs="+", default=["fp32", "fp64"])

@@ -88,3 +88,26 @@ def test_cost_model_ranks_buried_centres_above_far_ones(setup_copy):
     costs = predicted_costs(context, np.vstack([centres, rec.mean(axis=0), far]), 10, 10)
     assert costs[2] > costs[0] > costs[3] and costs[2] > costs[1] > costs[3]
     assert costs[3] == 1.0  # nothing within reach: only the constant
+
+
+def test_screen_on_two_ranks_equals_one_process(tmp_path):
+    if not mpi_ready():
+        pytest.skip("needs mpirun and mpi4py")
+    from sparkledock.cli import example_dir, main
+
+    ex = example_dir()
+    pairs = tmp_path / "pairs.csv"
+    rec, lig = ex / "2X9A_r_u.pdb", ex / "2X9A_l_u.pdb"
+    pairs.write_text(
+        f"name,receptor,ligand,restraints\na,{rec},{lig},{ex / 'restraints.list'}\nb,{rec},{lig},\n"
+    )
+    common = ["--steps", "2", "-g", "8", "-s", "3", "--top", "1", "--quiet", "--threads", "1"]
+    assert main(["screen", str(pairs), "-o", str(tmp_path / "one"), *common]) == 0
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    command = ["mpirun", "--oversubscribe", "-np", "2", sys.executable, "-m", "sparkledock.cli",
+               "screen", str(pairs), "-o", str(tmp_path / "two"), *common]  # fmt: skip
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert (two / "summary.csv").read_text() == (one / "summary.csv").read_text()
+    assert outputs(two / "a" / "setup") == outputs(one / "a" / "setup")

@@ -291,6 +291,27 @@ def cmd_dock(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_screen(args: argparse.Namespace) -> int:
+    from .docking import DockOptions
+    from .parallel import mpi_world
+    from .screen import screen
+
+    options = DockOptions(
+        steps=args.steps,
+        glowworms=args.glowworms,
+        swarms=args.swarms,
+        top=args.top,
+        threads=args.threads,
+        quiet=args.quiet,
+        engine=engine_of(args),
+    )
+    summary = screen(args.pairs, args.output, options=options, comm=mpi_world())
+    if summary is not None:
+        sys.stdout.write(summary.read_text())
+        print(f"sparkledock: per-pair results and summary.csv in {args.output}", file=sys.stderr)
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     ex = example_dir()
     reference = json.loads((ex / "lightdock_scores.json").read_text())
@@ -482,6 +503,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="dock the bundled 2X9A example (about 15 s on two cores)",
     )
     p.set_defaults(func=cmd_dock)
+
+    p = sub.add_parser("screen", help="dock many pairs (CSV: name,receptor,ligand[,restraints])")
+    p.add_argument("pairs", help="CSV with columns name, receptor, ligand and optional restraints")
+    p.add_argument("-o", "--output", required=True, help="output folder (resumes if it exists)")
+    p.add_argument("--steps", type=int, default=100)
+    p.add_argument("-g", "--glowworms", type=int, default=200)
+    p.add_argument("-s", "--swarms", type=int, default=0, help="default: LightDock's rule")
+    p.add_argument("--top", type=int, default=10, help="models per pair (10)")
+    p.add_argument("--threads", type=int, default=None)
+    p.add_argument("--quiet", action="store_true")
+    add_engine_options(p)
+    p.set_defaults(func=cmd_screen)
 
     p = sub.add_parser("demo", help="score the bundled 2X9A example and compare with LightDock")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")

@@ -306,3 +306,88 @@ def _save_costs(
         swarms[str(s)] = {"predicted": predicted.get(s), "seconds": seconds}
     payload = {"steps": steps, "glowworms": n_glow, "swarms": swarms}
     atomic_write_text(path, json.dumps(payload, indent=1, sort_keys=True) + "\n")
+
+
+def run_tasks(setups: Sequence[Path], options: Any, comm: Any = None) -> list[list[tuple]]:
+    """Run every unfinished swarm of several setups (a screen); per setup, the history
+    ``(step, best, mean)`` of what ran. Under MPI all swarms of all setups form one
+    longest-first list taken by the ranks as they free up; every rank gets the histories.
+
+    ``options`` is a :class:`sparkledock.docking.DockOptions` (steps, seed, threads, engine).
+    """
+    steps, seed = options.steps, options.seed
+    spec = RunSpec(steps, (), "dfire", int(seed), False)
+    if comm is None or comm.Get_size() == 1:
+        histories = []
+        for root in setups:
+            context = load_run_context(root)
+            n = int(context.setup.config.get("swarms", 0))
+            todo = [s for s in range(n) if not swarm_finished(root, s, spec)]
+            history: list[tuple[int, float, float]] = []
+            if todo:
+                run_simulation(
+                    root,
+                    steps,
+                    swarms=todo,
+                    seed=seed,
+                    threads=options.threads,
+                    quiet=options.quiet,
+                    history=history,
+                    engine=options.engine,
+                    context=context,
+                )
+            histories.append(history)
+        return histories
+    rank = comm.Get_rank()
+    engine = rank_engine(options.engine or Engine(), comm)
+    tasks: Any = None
+    if rank == 0:
+        try:
+            listed = []
+            for index, root in enumerate(setups):
+                context = load_run_context(root)
+                n = int(context.setup.config.get("swarms", 0))
+                todo = [s for s in range(n) if not swarm_finished(root, s, spec)]
+                if not todo:
+                    continue
+                init = root / "init" / f"initial_positions_{todo[0]}.dat"
+                n_glow = len(read_poses(init, context.setup.layout))
+                centres = swarm_centres(root, context.setup.layout, todo)
+                costs = predicted_costs(context, centres, n_glow, steps)
+                listed.extend((float(c), index, s) for c, s in zip(costs, todo, strict=True))
+            listed.sort(key=lambda t: -t[0])
+            tasks = [(index, swarm) for _, index, swarm in listed]
+        except SparkledockError as exc:
+            tasks = exc
+    tasks = comm.bcast(tasks, root=0)
+    if isinstance(tasks, SparkledockError):
+        raise tasks
+    contexts: dict[int, RunContext] = {}
+    logs: list[tuple[int, list[tuple[int, float, float, int]]]] = []
+    counter = _Counter(comm)
+    try:
+        while (i := counter.next()) < len(tasks):
+            index, swarm = tasks[i]
+            if index not in contexts:
+                contexts[index] = load_run_context(setups[index])
+            history: list[tuple[int, float, float]] = []
+            run_simulation(
+                setups[index],
+                steps,
+                swarms=[swarm],
+                seed=seed,
+                threads=options.threads,
+                quiet=True,
+                history=history,
+                engine=engine,
+                context=contexts[index],
+                checkpoint_name=f"sparkledock_run_{swarm}.npz",
+            )
+            logs.append((index, [(s, b, m, 1) for s, b, m in history]))
+    finally:
+        counter.free()
+    per_setup: list[list[list[tuple[int, float, float, int]]]] = [[] for _ in setups]
+    for part in comm.allgather(logs):
+        for index, log in part:
+            per_setup[index].append(log)
+    return [_combine(logs) for logs in per_setup]

@@ -1,0 +1,147 @@
+"""Many receptor–ligand pairs in one job: ``sparkledock screen PAIRS.csv -o OUT``.
+
+Each pair gets ``OUT/<name>/`` (its ``setup/``, top models, ``ranking.csv``, ``report.html``)
+as ``dock`` writes it; ``OUT/summary.csv`` lists the best model of every pair. Under MPI the
+setups and analyses are shared out among ranks and the swarms of *all* pairs form one
+longest-first task list, so small pairs fill in around large ones. Everything is resumable:
+finished setups, swarms (their done markers) and analyses are not redone.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .docking import DockOptions, _analyse, _prepare
+from .errors import InputFileError, SparkledockError
+from .fileutil import atomic_write_text
+from .parallel import run_tasks
+
+REQUIRED = ("name", "receptor", "ligand")
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One row of a pairs file (paths resolved against the file's folder)."""
+
+    name: str
+    receptor: Path
+    ligand: Path
+    restraints: Path | None
+
+
+def read_pairs(path: str | os.PathLike[str]) -> list[Pair]:
+    """Read ``name,receptor,ligand[,restraints]`` rows.
+
+    Raises:
+        InputFileError: a missing column, empty or duplicate name, or missing file (naming the
+            file and line).
+    """
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read pairs file ({exc.strerror})") from None
+    reader = csv.DictReader(io.StringIO(text))
+    missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
+    if missing:
+        raise InputFileError(f"{path}:1: missing column {missing[0]!r} (need name,receptor,ligand)")
+    pairs: list[Pair] = []
+    seen: set[str] = set()
+    for line, row in enumerate(reader, start=2):
+        name = (row.get("name") or "").strip()
+        if not name or "/" in name or name.startswith("."):
+            raise InputFileError(f"{path}:{line}: bad pair name {name!r}")
+        if name in seen:
+            raise InputFileError(f"{path}:{line}: duplicate pair name {name!r}")
+        seen.add(name)
+        files = {}
+        for column in ("receptor", "ligand", "restraints"):
+            value = (row.get(column) or "").strip()
+            if not value:
+                if column != "restraints":
+                    raise InputFileError(f"{path}:{line}: empty {column}")
+                files[column] = None
+                continue
+            file = (path.parent / value).resolve()
+            if not file.is_file():
+                raise InputFileError(f"{path}:{line}: {column} file {value} not found")
+            files[column] = file
+        pairs.append(Pair(name, files["receptor"], files["ligand"], files["restraints"]))
+    if not pairs:
+        raise InputFileError(f"{path}: no pairs")
+    return pairs
+
+
+def screen(
+    pairs_file: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    options: DockOptions | None = None,
+    comm: Any = None,
+) -> Path | None:
+    """Dock every pair of ``pairs_file`` into ``out``; returns ``out/summary.csv`` (rank 0)."""
+    options = options or DockOptions()
+    rank, size = (comm.Get_rank(), comm.Get_size()) if comm is not None else (0, 1)
+    pairs = read_pairs(pairs_file)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    error: SparkledockError | None = None
+    for i, pair in enumerate(pairs):  # setups, shared out round-robin
+        setup_dir = out / pair.name / "setup"
+        if i % size != rank or (setup_dir / "setup.json").is_file():
+            continue
+        try:
+            _prepare(pair.receptor, pair.ligand, out / pair.name, pair.restraints, options, True)
+        except SparkledockError as exc:
+            error = SparkledockError(f"pair {pair.name}: {exc}")
+            break
+    errors = comm.allgather(error) if comm is not None else [error]
+    first = next((e for e in errors if e is not None), None)
+    if first is not None:
+        raise first
+    setups = [out / p.name / "setup" for p in pairs]
+    histories = run_tasks(setups, options, comm)
+    rows = []
+    for i, pair in enumerate(pairs):  # analyses, shared out round-robin
+        if i % size != rank:
+            continue
+        ranking = out / pair.name / "ranking.csv"
+        if not ranking.is_file():
+            quiet = replace(options, quiet=True)
+            _analyse(out / pair.name, setups[i], pair.restraints, None, quiet, histories[i])
+        rows.append(_summary_row(pair, out))
+    if comm is not None:
+        gathered = comm.gather(rows, root=0)
+        if rank != 0:
+            return None
+        rows = [r for part in gathered for r in part]
+    order = {p.name: i for i, p in enumerate(pairs)}
+    rows.sort(key=lambda r: order[r["name"]])
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    atomic_write_text(out / "summary.csv", buffer.getvalue())
+    return out / "summary.csv"
+
+
+def _summary_row(pair: Pair, out: Path) -> dict[str, Any]:
+    with (out / pair.name / "ranking.csv").open() as handle:
+        ranking = list(csv.DictReader(handle))
+    best = ranking[0] if ranking else {}
+    scores = np.array([float(r["score"]) for r in ranking]) if ranking else np.zeros(0)
+    return {
+        "name": pair.name,
+        "best_score": best.get("score", ""),
+        "best_model": f"{pair.name}/{best['model']}" if best.get("model") else "",
+        "swarm": best.get("swarm", ""),
+        "glowworm": best.get("glowworm", ""),
+        "solutions": len(scores),
+    }
