@@ -70,6 +70,8 @@ def rotate_lightdock(q: np.ndarray, xyz: np.ndarray) -> np.ndarray:
         q: (..., 4) quaternions ``w, x, y, z``; leading axes broadcast against ``xyz``'s
             (pass ``q[:, None, :]`` to rotate (P, N, 3) points by P quaternions).
         xyz: (..., 3) points.
+
+    NumPy arrays or torch tensors (the torch engine rotates on its device with this too).
     """
     w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     a, b, c = xyz[..., 0], xyz[..., 1], xyz[..., 2]
@@ -83,7 +85,11 @@ def rotate_lightdock(q: np.ndarray, xyz: np.ndarray) -> np.ndarray:
     rx = tw * ix + tx * iw + ty * iz - tz * iy
     ry = tw * iy - tx * iz + ty * iw + tz * ix
     rz = tw * iz + tx * iy - ty * ix + tz * iw
-    return np.stack([rx, ry, rz], axis=-1)
+    if isinstance(rx, np.ndarray | float):
+        return np.stack([rx, ry, rz], axis=-1)
+    import torch  # the torch engine passes tensors
+
+    return torch.stack([rx, ry, rz], dim=-1)
 
 
 def deform(

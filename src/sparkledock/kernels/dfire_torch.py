@@ -29,6 +29,7 @@ import numpy as np
 import torch
 
 from ..backend import Engine
+from ..pose import rotate_lightdock as rotate
 from ..scoring.dfire import (
     BINS,
     DFIRE_CUTOFF2,
@@ -76,22 +77,6 @@ def tree_sum(x: torch.Tensor) -> torch.Tensor:
         width //= 2
         x = x[..., :width] + x[..., width:]
     return x[..., 0]
-
-
-def rotate(q: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-    """LightDock's ``q·v·q⁻¹`` (``q⁻¹ = conj/|q|²``), term by term; q (..., 4), v (..., 3)."""
-    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    a, b, c = v[..., 0], v[..., 1], v[..., 2]
-    n2 = w * w + x * x + y * y + z * z
-    iw, ix, iy, iz = w / n2, -x / n2, -y / n2, -z / n2
-    tw = w * 0.0 - x * a - y * b - z * c
-    tx = w * a + x * 0.0 + y * c - z * b
-    ty = w * b - x * c + y * 0.0 + z * a
-    tz = w * c + x * b - y * a + z * 0.0
-    rx = tw * ix + tx * iw + ty * iz - tz * iy
-    ry = tw * iy - tx * iz + ty * iw + tz * ix
-    rz = tw * iz + tx * iy - ty * ix + tz * iw
-    return torch.stack([rx, ry, rz], dim=-1)
 
 
 def _block_d2(rec: torch.Tensor, lig: torch.Tensor) -> torch.Tensor:
