@@ -135,7 +135,7 @@ def main() -> int:
         env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
         walls = {}
         for n in (1, 2):
-            for old in root.glob("swarm_*"):
+            for old in root.glob("swarm_[0-9]*"):
                 shutil.rmtree(old)
             (root / "sparkledock_costs.json").unlink(missing_ok=True)
             command = ["mpirun", "--oversubscribe", "-np", str(n), sys.executable, "-m",

@@ -67,6 +67,20 @@ def test_scores_do_not_depend_on_batch_or_workspace(setups, engine):
     assert torch.equal(halves, whole)
 
 
+@pytest.mark.parametrize("precision", ["fp64", "fp32"])
+def test_compiled_blocks_equal_eager_bit_for_bit(setups, precision):
+    """torch.compile (the GPU default) fuses the block functions without reordering them."""
+    setup = setups("2X9A")
+    poses = torch.as_tensor(golden("2X9A", True)[0][:16])
+    restraints = read_restraints(BENCH / "2X9A" / "restraints.list")
+    model = DFIRE.prepare(setup.receptor, setup.ligand, restraints)
+    engine = Engine("torch", "cpu", precision)
+    eager = dfire_torch.DeviceDFIRE.from_model(model, engine, 2**22, compiled=False)
+    fused = dfire_torch.DeviceDFIRE.from_model(model, engine, 2**22, compiled=True)
+    assert fused.compiled and not eager.compiled
+    assert torch.equal(fused.score(poses), eager.score(poses))
+
+
 def test_tree_sum_is_a_fixed_pairwise_order():
     x = torch.tensor([[1e16, 1.0, -1e16, 1.0, 3.0]], dtype=torch.float64)
     # padded to 8 and halved: [1e16 + 3, 1, -1e16, 1] (1e16 + 3 rounds to 1e16 + 4),

@@ -14,6 +14,7 @@ import warnings
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,6 +24,9 @@ from .backend import BACKENDS, PRECISIONS, Engine, resolve_engine
 from .errors import SparkledockError
 from .io.lightdock import load_setup, read_poses
 from .scoring import SCORING_FUNCTIONS
+
+if TYPE_CHECKING:
+    from .docking import DockOptions
 
 #: Poses scored per call when streaming results (and reporting progress).
 CHUNK = 8192
@@ -241,37 +245,30 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def dock_options(args: argparse.Namespace, **fixed: int) -> DockOptions:
+    """`dock`/`screen` options from the command line (``fixed`` overrides, for --example)."""
+    from .docking import DockOptions
+
+    chosen = {k: getattr(args, k) for k in ("steps", "glowworms", "swarms", "top")}
+    chosen.update(fixed)
+    return DockOptions(**chosen, threads=args.threads, quiet=args.quiet, engine=engine_of(args))
+
+
 def cmd_dock(args: argparse.Namespace) -> int:
-    from .docking import DockOptions, dock
+    from .docking import dock
 
     if args.example:
         ex = example_dir()
         receptor, ligand = ex / "2X9A_r_u.pdb", ex / "2X9A_l_u.pdb"
         restraints, reference = ex / "restraints.list", ex / "2X9A_target.pdb"
-        options = DockOptions(
-            steps=60,
-            glowworms=100,
-            swarms=20,
-            top=5,
-            threads=args.threads,
-            quiet=args.quiet,
-            engine=engine_of(args),
-        )
+        options = dock_options(args, steps=60, glowworms=100, swarms=20, top=5)
         out = args.output or "sparkledock_example"
     else:
         if not (args.receptor and args.ligand):
             raise SparkledockError("dock needs RECEPTOR and LIGAND (or --example)")
         receptor, ligand, restraints = args.receptor, args.ligand, args.restraints
         reference = args.reference
-        options = DockOptions(
-            steps=args.steps,
-            glowworms=args.glowworms,
-            swarms=args.swarms,
-            top=args.top,
-            threads=args.threads,
-            quiet=args.quiet,
-            engine=engine_of(args),
-        )
+        options = dock_options(args)
         out = args.output or "sparkledock_out"
     from .parallel import mpi_world
 
@@ -292,20 +289,10 @@ def cmd_dock(args: argparse.Namespace) -> int:
 
 
 def cmd_screen(args: argparse.Namespace) -> int:
-    from .docking import DockOptions
     from .parallel import mpi_world
     from .screen import screen
 
-    options = DockOptions(
-        steps=args.steps,
-        glowworms=args.glowworms,
-        swarms=args.swarms,
-        top=args.top,
-        threads=args.threads,
-        quiet=args.quiet,
-        engine=engine_of(args),
-    )
-    summary = screen(args.pairs, args.output, options=options, comm=mpi_world())
+    summary = screen(args.pairs, args.output, options=dock_options(args), comm=mpi_world())
     if summary is not None:
         sys.stdout.write(summary.read_text())
         print(f"sparkledock: per-pair results and summary.csv in {args.output}", file=sys.stderr)

@@ -23,7 +23,9 @@ Padding atoms have a null DFIRE type whose table entries are zero and belong to 
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
+from importlib.util import find_spec
 
 import numpy as np
 import torch
@@ -85,6 +87,58 @@ def _block_d2(rec: torch.Tensor, lig: torch.Tensor) -> torch.Tensor:
     dy = rec[:, :, None, 1] - lig[:, None, :, 1]
     dz = rec[:, :, None, 2] - lig[:, None, :, 2]
     return dx * dx + dy * dy + dz * dz
+
+
+def block_fp64(rec, lig, base, table, bins, iface_below: float):
+    """Energy sums and interface flags of (C, 32, 32) blocks in float64, LightDock's binning.
+
+    Returns ``(energy (C,), receptor atoms in a close pair (C, 32), ligand atoms (C, 32),
+    None)``. Pure tensor code: runs as is, or fused by ``torch.compile`` (one kernel per chunk
+    on a GPU) with the same operation order.
+    """
+    d2 = _block_d2(rec, lig)
+    k = torch.clamp(torch.sqrt(d2) * 2.0 - 1.0, 0.0, float(K_MAX)).to(torch.int64)
+    energy = torch.where(d2 <= DFIRE_CUTOFF2, table[base + bins[k]], 0.0)
+    close = d2 < iface_below
+    return tree_sum(energy.reshape(-1, TILE * TILE)), close.any(dim=2), close.any(dim=1), None
+
+
+def block_fp32(rec, lig, base, table, cells, edge_lo, edge_hi, iface_below: float):
+    """As :func:`block_fp64` for float32 coordinates (relative to the receptor tile's centre),
+    binned by squared distance; the last value flags blocks with a pair within ``EDGE_TOL``
+    of a bin edge, the cutoff or the interface threshold, which the caller re-bins exactly."""
+    d2 = _block_d2(rec, lig)
+    c = torch.clamp(d2 * 4.0, max=float(N_CELLS - 1)).to(torch.int64)
+    energy = torch.where(d2 <= DFIRE_CUTOFF2, table[base + cells[c]], 0.0)
+    frac = d2 * 4.0 - c
+    tol4 = 4.0 * EDGE_TOL
+    risky = (edge_lo[c] & (frac < tol4)) | (edge_hi[c] & (frac > 1.0 - tol4))
+    risky |= (d2 - iface_below).abs() < EDGE_TOL
+    close = d2 < iface_below
+    esum = tree_sum(energy.reshape(-1, TILE * TILE))
+    return esum, close.any(dim=2), close.any(dim=1), risky.flatten(1).any(dim=1)
+
+
+_COMPILED: dict[str, object] = {}
+
+
+def compile_wanted(engine: Engine) -> bool:
+    """Fuse the block functions with ``torch.compile``? By default on CUDA (Inductor writes
+    Triton kernels) when Triton is installed; ``SPARKLEDOCK_TORCH_COMPILE=0/1`` decides
+    otherwise (on the CPU, Inductor writes C++ and compiles it: ~15 s at first use)."""
+    forced = os.environ.get("SPARKLEDOCK_TORCH_COMPILE")
+    if forced in ("0", "1"):
+        return forced == "1"
+    return engine.device != "cpu" and find_spec("triton") is not None
+
+
+def _block_function(precision: str, compiled: bool):
+    fn = block_fp64 if precision == "fp64" else block_fp32
+    if not compiled:
+        return fn
+    if fn.__name__ not in _COMPILED:
+        _COMPILED[fn.__name__] = torch.compile(fn, dynamic=False)
+    return _COMPILED[fn.__name__]
 
 
 def _padded(n: int) -> int:
@@ -156,6 +210,7 @@ class DeviceDFIRE:
     n_lig_groups: int
     n_membrane: int
     workspace_bytes: int
+    compiled: bool = False
 
     @property
     def n_rec_tiles(self) -> int:
@@ -167,7 +222,11 @@ class DeviceDFIRE:
 
     @classmethod
     def from_model(
-        cls, model: DFIREModel, engine: Engine, workspace_bytes: int | None = None
+        cls,
+        model: DFIREModel,
+        engine: Engine,
+        workspace_bytes: int | None = None,
+        compiled: bool | None = None,
     ) -> DeviceDFIRE:
         dev, dt = torch.device(engine.device), _dtype(engine.precision)
         nt = N_TYPES + 1  # with the null type
@@ -221,6 +280,7 @@ class DeviceDFIRE:
             n_lig_groups=model.n_lig_restraints,
             n_membrane=model.n_membrane,
             workspace_bytes=workspace_bytes,
+            compiled=compile_wanted(engine) if compiled is None else compiled,
         )
 
     # -- the pass ---------------------------------------------------------------------------
@@ -293,7 +353,7 @@ class DeviceDFIRE:
         hits = [torch.zeros((n, max(g, 1)), dtype=torch.bool, device=dev) for g in groups]
         per_rtile = torch.zeros((n, self.n_rec_tiles), dtype=cdt, device=dev)
         rows = max(1, self.workspace_bytes // (2 * self.row_bytes()))
-        chunk = max(1, self.workspace_bytes // (2 * PAIR_BYTES[self.engine.precision]))
+        chunk = self.chunk_pairs
         for r0 in range(0, len(pose_idx), rows):
             pr, rt = pose_idx[r0 : r0 + rows], rtile[r0 : r0 + rows]
             lb = lig_box[pr]  # (R, Tl, 3, 2)
@@ -307,21 +367,15 @@ class DeviceDFIRE:
             for first in range(0, len(pair_a), chunk):
                 a = pair_a[first : first + chunk]
                 lt = pair_l[first : first + chunk]
-                p = pr[a]
-                r64, l64 = rec[a], tiles[p, lt]  # (C, 32, 3) each
-                base = self.rec_type_base[rt[a]][:, :, None] + self.lig_type_base[lt][:, None, :]
-                if self.engine.precision == "fp64":
-                    d2 = _block_d2(r64, l64)
-                    within = d2 <= DFIRE_CUTOFF2
-                    k = torch.clamp(torch.sqrt(d2) * 2.0 - 1.0, 0.0, float(K_MAX))
-                    b = self.bins[k.to(torch.int64)]
-                    close = d2 < self.iface_below if want_iface else None
-                else:
-                    within, b, close = self._bins_fp32(r64, l64, rt[a], want_iface)
-                energy = torch.where(within, self.table[base + b], 0.0)
-                partial[a, lt] = tree_sum(energy.reshape(len(a), TILE * TILE))
+                real = len(a)
+                if self.compiled and real < chunk:  # one shape, one compiled kernel
+                    a = torch.nn.functional.pad(a, (0, chunk - real))
+                    lt = torch.nn.functional.pad(lt, (0, chunk - real))
+                esum, rec_close, lig_close = self._blocks(poses, rec, tiles, pr, rt, a, lt)
+                a, lt = a[:real], lt[:real]
+                partial[a, lt] = esum[:real]
                 if want_iface:
-                    self._mark(hits, close, p, rt[a], lt)
+                    self._mark(hits, rec_close[:real], lig_close[:real], pr[a], rt[a], lt)
             per_rtile[pr, rt] = tree_sum(partial)
         energy = tree_sum(per_rtile).to(torch.float64)
         score = (energy * ENERGY_SCALE - ENERGY_OFFSET) * -1.0
@@ -332,43 +386,67 @@ class DeviceDFIRE:
         penalty = torch.where(fractions[2] > 0, MEMBRANE_PENALTY * fractions[2], 0.0)
         return score + fractions[0] * score + fractions[1] * score - penalty
 
+    @property
+    def chunk_pairs(self) -> int:
+        """Tile pairs per chunk (fixed, so a compiled block function sees one shape)."""
+        return max(1, self.workspace_bytes // (2 * PAIR_BYTES[self.engine.precision]))
+
+    def _blocks(self, poses, rec, tiles, pr, rt, a, lt):
+        """Energy sums and interface flags of the tile pairs (a: receptor row, lt: ligand
+        tile)."""
+        p = pr[a]
+        r64, l64 = rec[a], tiles[p, lt]  # (C, 32, 3) each
+        base = self.rec_type_base[rt[a]][:, :, None] + self.lig_type_base[lt][:, None, :]
+        block = _block_function(self.engine.precision, self.compiled)
+        if self.engine.precision == "fp64":
+            esum, rec_close, lig_close, _ = block(
+                r64, l64, base, self.table, self.bins, self.iface_below
+            )
+            return esum, rec_close, lig_close
+        origin = self.rec_centre[rt[a]][:, None, :]
+        r32, l32 = (r64 - origin).float(), (l64 - origin).float()
+        esum, rec_close, lig_close, risky = block(
+            r32, l32, base, self.table, self.cells, self.edge_lo, self.edge_hi, self.iface_below
+        )
+        fix = torch.nonzero(risky, as_tuple=True)[0]
+        if len(fix):
+            within, b, close = self._rebin_fp32(r32[fix], l32[fix], r64[fix], l64[fix])
+            energy = torch.where(within, self.table[base[fix] + b], 0.0)
+            esum[fix] = tree_sum(energy.reshape(len(fix), TILE * TILE))
+            rec_close[fix], lig_close[fix] = close.any(dim=2), close.any(dim=1)
+        return esum, rec_close, lig_close
+
     def model_bytes(self) -> int:
         """Device bytes of the model's own tensors."""
         return sum(
             t.numel() * t.element_size() for t in vars(self).values() if isinstance(t, torch.Tensor)
         )
 
-    def _bins_fp32(self, r64, l64, rtile, want_iface):
-        """float32 block: bins from squared distances (quarter-Å² cells); pairs within
-        ``EDGE_TOL`` of a bin edge, the cutoff or the interface threshold are re-binned from
-        float64 distances, so float32 never changes a pair's bin (only the sum's rounding)."""
-        origin = self.rec_centre[rtile][:, None, :]
-        d2 = _block_d2((r64 - origin).float(), (l64 - origin).float())
+    def _rebin_fp32(self, r32, l32, r64, l64):
+        """float32 blocks with pairs near an edge: bins from squared distances (quarter-Å²
+        cells), and pairs within ``EDGE_TOL`` of a bin edge, the cutoff or the interface
+        threshold re-binned from float64 distances, so float32 never changes a pair's bin
+        (only the sum's rounding)."""
+        d2 = _block_d2(r32, l32)
         within = d2 <= DFIRE_CUTOFF2
         c = torch.clamp(d2 * 4.0, max=float(N_CELLS - 1)).to(torch.int64)
         b = self.cells[c]
         frac = d2 * 4.0 - c
         tol4 = 4.0 * EDGE_TOL
         risky = (self.edge_lo[c] & (frac < tol4)) | (self.edge_hi[c] & (frac > 1.0 - tol4))
-        close = None
-        if want_iface:
-            close = d2 < self.iface_below
-            risky |= (d2 - self.iface_below).abs() < EDGE_TOL
+        risky |= (d2 - self.iface_below).abs() < EDGE_TOL
+        close = d2 < self.iface_below
         ci, i, j = torch.nonzero(risky, as_tuple=True)
-        if len(ci):
-            d = r64[ci, i] - l64[ci, j]
-            x2 = d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2]
-            k = torch.clamp(torch.sqrt(x2) * 2.0 - 1.0, 0.0, float(K_MAX)).to(torch.int64)
-            b[ci, i, j] = self.bins[k]
-            within[ci, i, j] = x2 <= DFIRE_CUTOFF2
-            if close is not None:
-                close[ci, i, j] = x2 < self.iface_below64
+        d = r64[ci, i] - l64[ci, j]
+        x2 = d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2]
+        k = torch.clamp(torch.sqrt(x2) * 2.0 - 1.0, 0.0, float(K_MAX)).to(torch.int64)
+        b[ci, i, j] = self.bins[k]
+        within[ci, i, j] = x2 <= DFIRE_CUTOFF2
+        close[ci, i, j] = x2 < self.iface_below64
         return within, b, close
 
-    def _mark(self, hits, close, p, rt, lt) -> None:
+    def _mark(self, hits, rec_close, lig_close, p, rt, lt) -> None:
         """Set hits[side][pose, group] for groups with an atom in a close pair."""
-        rec_close = close.any(dim=2)  # (C, 32)
-        lig_close = close.any(dim=1)
         for hit, group, atoms in (
             (hits[0], self.rec_group[rt], rec_close),
             (hits[1], self.lig_group[lt], lig_close),
