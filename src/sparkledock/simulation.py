@@ -215,7 +215,10 @@ def _plan(
     from .kernels.dfire_torch import default_workspace, device_model
 
     budget = int(limit if limit is not None else free_bytes(engine) * USABLE_FRACTION)
-    workspace = min(default_workspace(engine), max(budget // 8, 2**20))
+    if engine.device == "cpu":
+        workspace = min(default_workspace(engine), max(budget // 8, 2**20))
+    else:  # a quarter of the budget (1–16 GiB): big chunks keep a GPU busy
+        workspace = min(max(budget // 4, default_workspace(engine)), 16 * 2**30, budget // 2)
     scorer = device_model(prepared.model, engine, workspace)
     plan = plan_groups(
         n_swarms,
