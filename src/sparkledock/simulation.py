@@ -304,7 +304,7 @@ def run_simulation(
     groups = [tuple(todo[i : i + size]) for i in range(0, len(todo), size)]
     if report is not None:
         report["plan"] = plan
-    if plan is not None and not quiet and plan.n_groups > 1:
+    if plan is not None and not quiet:
         print(f"sparkledock run: {plan.describe()}", file=sys.stderr)
     if engine.device.startswith("cuda"):
         import torch
