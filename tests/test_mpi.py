@@ -111,3 +111,18 @@ def test_screen_on_two_ranks_equals_one_process(tmp_path):
     one, two = tmp_path / "one", tmp_path / "two"
     assert (two / "summary.csv").read_text() == (one / "summary.csv").read_text()
     assert outputs(two / "a" / "setup") == outputs(one / "a" / "setup")
+
+
+def test_a_bad_run_under_mpi_fails_once_with_one_line(setup_copy):
+    if not mpi_ready():
+        pytest.skip("needs mpirun and mpi4py")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    command = ["mpirun", "--oversubscribe", "-np", "2", sys.executable, "-m", "sparkledock.cli",
+               "run", str(setup_copy), "3", "--swarms", "999"]  # fmt: skip
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0
+    lines = (done.stdout + done.stderr).splitlines()
+    errors = [line for line in lines if line.startswith("sparkledock: error:")]
+    assert errors == [
+        f"sparkledock: error: {setup_copy / 'setup.json'}: swarm 999 is not in 0..129"
+    ]

@@ -516,10 +516,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except SparkledockError as exc:
-        print(f"sparkledock: error: {exc}", file=sys.stderr)
+        if not getattr(exc, "echo", False):  # under MPI, errors all ranks share print once
+            print(f"sparkledock: error: {exc}", file=sys.stderr)
+        if not getattr(exc, "shared", False):
+            _abort_other_ranks()
         return 1
     except BrokenPipeError:
         return 0
+
+
+def _abort_other_ranks() -> None:
+    """Under MPI, one rank's error ends the job (the others would wait for it forever)."""
+    mpi = sys.modules.get("mpi4py.MPI")
+    if mpi is not None and mpi.Is_initialized() and mpi.COMM_WORLD.Get_size() > 1:
+        sys.stderr.flush()
+        mpi.COMM_WORLD.Abort(1)
 
 
 if __name__ == "__main__":

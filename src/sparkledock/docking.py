@@ -125,7 +125,7 @@ def dock(
     """
     out = Path(out)
     if comm is not None and comm.Get_size() > 1:
-        from .parallel import run_parallel
+        from .parallel import run_parallel, share_error
 
         setup_dir: Any = None
         if comm.Get_rank() == 0:
@@ -133,9 +133,7 @@ def dock(
                 setup_dir = _prepare(receptor, ligand, out, restraints, options, force)
             except SparkledockError as exc:
                 setup_dir = exc
-        setup_dir = comm.bcast(setup_dir, root=0)
-        if isinstance(setup_dir, SparkledockError):
-            raise setup_dir
+        setup_dir = share_error(setup_dir, comm)
         report = run_parallel(
             setup_dir,
             options.steps,

@@ -115,6 +115,18 @@ def _known_costs(root: Path, spec: RunSpec, n_glow: int) -> dict[int, float]:
     return {int(k): float(v["seconds"]) for k, v in data.get("swarms", {}).items()}
 
 
+def share_error(value: Any, comm: Any) -> Any:
+    """Broadcast rank 0's result; if it is an error, raise it on every rank, marked
+    ``shared`` (every rank stops by itself, no abort needed) and, except on rank 0, ``echo``
+    (so that the line is printed once)."""
+    value = comm.bcast(value, root=0)
+    if isinstance(value, SparkledockError):
+        value.shared = True
+        value.echo = comm.Get_rank() != 0
+        raise value
+    return value
+
+
 class _Counter:
     """A task counter on rank 0 that every rank increments atomically (MPI one-sided)."""
 
@@ -229,9 +241,7 @@ def run_parallel(
             )
         except SparkledockError as exc:
             plan = exc
-    plan = comm.bcast(plan, root=0)
-    if isinstance(plan, SparkledockError):
-        raise plan
+    plan = share_error(plan, comm)
     context, tasks, skipped, predicted, n_glow = plan
     counter = _Counter(comm)
     timings: list[tuple[list[int], float]] = []
@@ -359,9 +369,7 @@ def run_tasks(setups: Sequence[Path], options: Any, comm: Any = None) -> list[li
             tasks = [(index, swarm) for _, index, swarm in listed]
         except SparkledockError as exc:
             tasks = exc
-    tasks = comm.bcast(tasks, root=0)
-    if isinstance(tasks, SparkledockError):
-        raise tasks
+    tasks = share_error(tasks, comm)
     contexts: dict[int, RunContext] = {}
     logs: list[tuple[int, list[tuple[int, float, float, int]]]] = []
     counter = _Counter(comm)

@@ -103,9 +103,11 @@ def screen(
             error = SparkledockError(f"pair {pair.name}: {exc}")
             break
     errors = comm.allgather(error) if comm is not None else [error]
-    first = next((e for e in errors if e is not None), None)
-    if first is not None:
-        raise first
+    failed = [r for r, e in enumerate(errors) if e is not None]
+    if failed:  # every rank stops; the rank that failed prints the line
+        error = errors[failed[0]]
+        error.shared, error.echo = True, failed[0] != rank
+        raise error
     setups = [out / p.name / "setup" for p in pairs]
     histories = run_tasks(setups, options, comm)
     rows = []
