@@ -330,9 +330,10 @@ class DeviceDFIRE:
         """(P,) float64 scores of (P, D) float64 poses already on the device.
 
         Poses go in batches, (pose, receptor tile) rows in chunks and tile pairs in chunks,
-        each sized to ``workspace_bytes``; no result depends on these sizes.
+        each level sized to a quarter of ``workspace_bytes`` (all three live at once, so the
+        whole stays inside it); no result depends on these sizes.
         """
-        batch = max(1, self.workspace_bytes // (2 * self.pose_bytes()))
+        batch = max(1, self.workspace_bytes // (4 * self.pose_bytes()))
         if len(poses) <= batch:
             return self._score_batch(poses)
         return torch.cat(
@@ -352,7 +353,7 @@ class DeviceDFIRE:
         want_iface = any(groups)
         hits = [torch.zeros((n, max(g, 1)), dtype=torch.bool, device=dev) for g in groups]
         per_rtile = torch.zeros((n, self.n_rec_tiles), dtype=cdt, device=dev)
-        rows = max(1, self.workspace_bytes // (2 * self.row_bytes()))
+        rows = max(1, self.workspace_bytes // (4 * self.row_bytes()))
         chunk = self.chunk_pairs
         for r0 in range(0, len(pose_idx), rows):
             pr, rt = pose_idx[r0 : r0 + rows], rtile[r0 : r0 + rows]
@@ -389,7 +390,7 @@ class DeviceDFIRE:
     @property
     def chunk_pairs(self) -> int:
         """Tile pairs per chunk (fixed, so a compiled block function sees one shape)."""
-        return max(1, self.workspace_bytes // (2 * PAIR_BYTES[self.engine.precision]))
+        return max(1, self.workspace_bytes // (4 * PAIR_BYTES[self.engine.precision]))
 
     def _blocks(self, poses, rec, tiles, pr, rt, a, lt):
         """Energy sums and interface flags of the tile pairs (a: receptor row, lt: ligand
