@@ -52,9 +52,10 @@ TILE = 32
 PAIR_BYTES = {"fp64": TILE * TILE * 96, "fp32": TILE * TILE * 64}
 #: Slack on the culling tests, Å: float32 distances may come out below the true ones.
 SLACK = {"fp64": 1e-6, "fp32": 1e-3}
-#: Scoring workspace (bytes): CPU caches favour small chunks (measured: 16 MiB 1.6 s, 256 MiB
-#: 1.8 s, 4 MiB 2.9 s for 256 2VXT poses on two cores); GPUs want many tile pairs in flight.
-CPU_WORKSPACE = 16 * 2**20
+#: Scoring workspace (bytes): CPU caches favour small chunks (measured with 8 MiB per chunking
+#: level: 1.6 s, 128 MiB: 1.8 s, 2 MiB: 2.9 s for 256 2VXT poses on two cores, eager); GPUs
+#: want many tile pairs in flight.
+CPU_WORKSPACE = 32 * 2**20
 GPU_WORKSPACE = 1024 * 2**20
 #: float32 pairs closer than this (Å²) to a bin edge are re-binned in float64. Blocks are
 #: computed relative to the receptor tile's centre (coordinates under ~40 Å), where float32
