@@ -418,8 +418,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--swarms-per-task",
         type=int,
-        default=1,
-        help="under MPI: swarms a rank takes at a time (more for GPUs; default 1)",
+        default=None,
+        help="under MPI: swarms a rank takes at a time (default: 1 on the CPU, about a "
+        "quarter of a rank's share on torch)",
     )
     add_engine_options(p)
     p.set_defaults(func=cmd_run)

@@ -182,6 +182,64 @@ def rank_engine(engine: Engine, comm: Any) -> Engine:
     return replace(engine, device=f"cuda:{local % count}")
 
 
+@dataclass
+class _TaskRun:
+    """What one rank did: (setup index, swarms, seconds) per task, step logs, busy time."""
+
+    timings: list[tuple[int, list[int], float]]
+    logs: list[tuple[int, list[tuple[int, float, float, int]]]]
+    busy: float
+
+
+def _take_tasks(
+    comm: Any,
+    tasks: list[tuple[int, list[int]]],
+    roots: Sequence[Path],
+    contexts: dict[int, RunContext],
+    steps: int,
+    quiet: bool,
+    **run_options: Any,
+) -> _TaskRun:
+    """Take tasks from the shared counter until none are left (longest first: ``tasks`` is
+    sorted), running each with :func:`run_simulation`; contexts are loaded once per setup."""
+    done = _TaskRun([], [], 0.0)
+    start = time.perf_counter()
+    counter = _Counter(comm)
+    try:
+        while (i := counter.next()) < len(tasks):
+            index, swarms = tasks[i]
+            if index not in contexts:
+                contexts[index] = load_run_context(
+                    roots[index], run_options.get("scoring", "dfire")
+                )
+            history: list[tuple[int, float, float]] = []
+            t0 = time.perf_counter()
+            run_simulation(
+                roots[index],
+                steps,
+                swarms=swarms,
+                quiet=True,
+                history=history,
+                context=contexts[index],
+                checkpoint_name=f"sparkledock_run_{swarms[0]}.npz",
+                **run_options,
+            )
+            seconds = time.perf_counter() - t0
+            done.busy += seconds
+            done.timings.append((index, swarms, seconds))
+            done.logs.append((index, [(s, b, m, len(swarms)) for s, b, m in history]))
+            if comm.Get_rank() == 0 and not quiet:
+                print(
+                    f"sparkledock run: task {i + 1}/{len(tasks)} started "
+                    f"({time.perf_counter() - start:.0f} s)",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    finally:
+        counter.free()
+    return done
+
+
 def run_parallel(
     setup_json: str | os.PathLike[str],
     steps: int,
@@ -193,10 +251,13 @@ def run_parallel(
     exact: bool = False,
     threads: int | None = None,
     engine: Engine | None = None,
-    swarms_per_task: int = 1,
+    swarms_per_task: int | None = None,
     quiet: bool = False,
 ) -> ParallelReport | None:
     """Run a setup's swarms over the ranks of ``comm``; rank 0 gets the report, others None.
+
+    ``swarms_per_task``: swarms a rank takes at a time; by default one on the CPU and, on
+    torch, enough for about four tasks per rank (a GPU wants many glowworms at once).
 
     Raises:
         SparkledockError: on every rank, when rank 0 finds bad input (one line).
@@ -231,7 +292,8 @@ def run_parallel(
             else:
                 costs = predicted
             order = [todo[i] for i in np.argsort(-costs, kind="stable")]
-            tasks = [order[i : i + swarms_per_task] for i in range(0, len(order), swarms_per_task)]
+            per = swarms_per_task or (max(1, len(todo) // (4 * size)) if engine.on_torch else 1)
+            tasks = [order[i : i + per] for i in range(0, len(order), per)]
             plan = (
                 context,
                 tasks,
@@ -243,60 +305,36 @@ def run_parallel(
             plan = exc
     plan = share_error(plan, comm)
     context, tasks, skipped, predicted, n_glow = plan
-    counter = _Counter(comm)
-    timings: list[tuple[list[int], float]] = []
-    logs: list[list[tuple[int, float, float, int]]] = []
-    busy = 0.0
-    try:
-        while (i := counter.next()) < len(tasks):
-            task = tasks[i]
-            history: list[tuple[int, float, float]] = []
-            t0 = time.perf_counter()
-            run_simulation(
-                context.root,
-                steps,
-                swarms=task,
-                scoring=scoring,
-                seed=seed,
-                exact=exact,
-                threads=threads,
-                quiet=True,
-                history=history,
-                engine=engine,
-                context=context,
-                checkpoint_name=f"sparkledock_run_{task[0]}.npz",
-            )
-            seconds = time.perf_counter() - t0
-            busy += seconds
-            timings.append((task, seconds))
-            logs.append([(s, b, m, len(task)) for s, b, m in history])
-            if rank == 0 and not quiet:
-                print(
-                    f"sparkledock run: rank 0 took task {i + 1}/{len(tasks)} "
-                    f"({time.perf_counter() - start:.0f} s)",
-                    file=sys.stderr,
-                    flush=True,
-                )
-    finally:
-        counter.free()
-    gathered = comm.gather((timings, logs, busy), root=0)
+    done = _take_tasks(
+        comm,
+        [(0, task) for task in tasks],
+        [context.root],
+        {0: context},
+        steps,
+        quiet,
+        scoring=scoring,
+        seed=seed,
+        exact=exact,
+        threads=threads,
+        engine=engine,
+    )
+    gathered = comm.gather(done, root=0)
     if rank != 0:
         return None
-    measured: dict[int, float] = {}
-    all_logs = []
-    for rank_timings, rank_logs, _ in gathered:
-        for task, seconds in rank_timings:
-            for s in task:
-                measured[s] = seconds / len(task)
-        all_logs.extend(rank_logs)
+    measured = {
+        s: seconds / len(swarms)
+        for part in gathered
+        for _, swarms, seconds in part.timings
+        for s in swarms
+    }
     _save_costs(context.root, steps, n_glow, predicted, measured)
     return ParallelReport(
         ranks=size,
         tasks=len(tasks),
         skipped=skipped,
         wall_seconds=time.perf_counter() - start,
-        busy_seconds=[g[2] for g in gathered],
-        history=_combine(all_logs),
+        busy_seconds=[part.busy for part in gathered],
+        history=_combine([log for part in gathered for _, log in part.logs]),
     )
 
 
@@ -366,36 +404,23 @@ def run_tasks(setups: Sequence[Path], options: Any, comm: Any = None) -> list[li
                 costs = predicted_costs(context, centres, n_glow, steps)
                 listed.extend((float(c), index, s) for c, s in zip(costs, todo, strict=True))
             listed.sort(key=lambda t: -t[0])
-            tasks = [(index, swarm) for _, index, swarm in listed]
+            tasks = [(index, [swarm]) for _, index, swarm in listed]
         except SparkledockError as exc:
             tasks = exc
     tasks = share_error(tasks, comm)
-    contexts: dict[int, RunContext] = {}
-    logs: list[tuple[int, list[tuple[int, float, float, int]]]] = []
-    counter = _Counter(comm)
-    try:
-        while (i := counter.next()) < len(tasks):
-            index, swarm = tasks[i]
-            if index not in contexts:
-                contexts[index] = load_run_context(setups[index])
-            history: list[tuple[int, float, float]] = []
-            run_simulation(
-                setups[index],
-                steps,
-                swarms=[swarm],
-                seed=seed,
-                threads=options.threads,
-                quiet=True,
-                history=history,
-                engine=engine,
-                context=contexts[index],
-                checkpoint_name=f"sparkledock_run_{swarm}.npz",
-            )
-            logs.append((index, [(s, b, m, 1) for s, b, m in history]))
-    finally:
-        counter.free()
+    done = _take_tasks(
+        comm,
+        tasks,
+        list(setups),
+        {},
+        steps,
+        True,
+        seed=seed,
+        threads=options.threads,
+        engine=engine,
+    )
     per_setup: list[list[list[tuple[int, float, float, int]]]] = [[] for _ in setups]
-    for part in comm.allgather(logs):
+    for part in comm.allgather(done.logs):
         for index, log in part:
             per_setup[index].append(log)
     return [_combine(logs) for logs in per_setup]
