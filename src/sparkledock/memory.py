@@ -34,6 +34,13 @@ def free_bytes(engine: Engine) -> int:
 
         free, _total = torch.cuda.mem_get_info(torch.device(engine.device))
         return int(free)
+    try:  # MemAvailable counts reclaimable page cache, unlike the free-pages count
+        with open("/proc/meminfo") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
     try:
         return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
     except (ValueError, OSError, AttributeError):
