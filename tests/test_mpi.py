@@ -126,3 +126,24 @@ def test_a_bad_run_under_mpi_fails_once_with_one_line(setup_copy):
     assert errors == [
         f"sparkledock: error: {setup_copy / 'setup.json'}: swarm 999 is not in 0..129"
     ]
+
+
+def test_dock_on_two_ranks_equals_one_process(tmp_path):
+    if not mpi_ready():
+        pytest.skip("needs mpirun and mpi4py")
+    from sparkledock.cli import example_dir, main
+
+    ex = example_dir()
+    inputs = [str(ex / "2X9A_r_u.pdb"), str(ex / "2X9A_l_u.pdb"), "-r", str(ex / "restraints.list")]
+    small = ["-s", "4", "-g", "10", "--steps", "3", "--top", "2", "--threads", "1", "--quiet"]
+    args = [*inputs, *small]
+    assert main(["dock", *args, "-o", str(tmp_path / "one")]) == 0
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    command = ["mpirun", "--oversubscribe", "-np", "2", sys.executable, "-m", "sparkledock.cli",
+               "dock", *args, "-o", str(tmp_path / "two")]  # fmt: skip
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert (two / "ranking.csv").read_text() == (one / "ranking.csv").read_text()
+    assert (two / "top_1.pdb").read_bytes() == (one / "top_1.pdb").read_bytes()
+    assert outputs(two / "setup") == outputs(one / "setup")
