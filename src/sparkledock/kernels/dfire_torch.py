@@ -50,6 +50,9 @@ TILE = 32
 #: Bytes of device memory one tile pair needs while it is processed (about twelve 32 × 32
 #: temporaries of 8 bytes); the memory model divides its budget by this.
 PAIR_BYTES = {"fp64": TILE * TILE * 96, "fp32": TILE * TILE * 64}
+#: With the block functions fused (torch.compile), a tile pair needs only its gathered inputs
+#: and outputs: coordinates (float64 and float32), types, sums and flags.
+FUSED_PAIR_BYTES = 4096
 #: Slack on the culling tests, Å: float32 distances may come out below the true ones.
 SLACK = {"fp64": 1e-6, "fp32": 1e-3}
 #: Scoring workspace (bytes): CPU caches favour small chunks (measured with 8 MiB per chunking
@@ -90,7 +93,7 @@ def _block_d2(rec: torch.Tensor, lig: torch.Tensor) -> torch.Tensor:
     return dx * dx + dy * dy + dz * dz
 
 
-def block_fp64(rec, lig, base, table, bins, iface_below: float):
+def block_fp64(rec, lig, rtype, ltype, table, bins, iface_below: float):
     """Energy sums and interface flags of (C, 32, 32) blocks in float64, LightDock's binning.
 
     Returns ``(energy (C,), receptor atoms in a close pair (C, 32), ligand atoms (C, 32),
@@ -99,17 +102,19 @@ def block_fp64(rec, lig, base, table, bins, iface_below: float):
     """
     d2 = _block_d2(rec, lig)
     k = torch.clamp(torch.sqrt(d2) * 2.0 - 1.0, 0.0, float(K_MAX)).to(torch.int64)
+    base = rtype[:, :, None] + ltype[:, None, :]  # flat table offset of each type pair
     energy = torch.where(d2 <= DFIRE_CUTOFF2, table[base + bins[k]], 0.0)
     close = d2 < iface_below
     return tree_sum(energy.reshape(-1, TILE * TILE)), close.any(dim=2), close.any(dim=1), None
 
 
-def block_fp32(rec, lig, base, table, cells, edge_lo, edge_hi, iface_below: float):
+def block_fp32(rec, lig, rtype, ltype, table, cells, edge_lo, edge_hi, iface_below: float):
     """As :func:`block_fp64` for float32 coordinates (relative to the receptor tile's centre),
     binned by squared distance; the last value flags blocks with a pair within ``EDGE_TOL``
     of a bin edge, the cutoff or the interface threshold, which the caller re-bins exactly."""
     d2 = _block_d2(rec, lig)
     c = torch.clamp(d2 * 4.0, max=float(N_CELLS - 1)).to(torch.int64)
+    base = rtype[:, :, None] + ltype[:, None, :]
     energy = torch.where(d2 <= DFIRE_CUTOFF2, table[base + cells[c]], 0.0)
     frac = d2 * 4.0 - c
     tol4 = 4.0 * EDGE_TOL
@@ -121,6 +126,18 @@ def block_fp32(rec, lig, base, table, cells, edge_lo, edge_hi, iface_below: floa
 
 
 _COMPILED: dict[str, object] = {}
+#: Smallest chunk shape handed to a compiled block function; shapes grow by 8× up to the
+#: chunk size, so a function is compiled at most a handful of times (each pair's result does
+#: not depend on the shape: every block is summed on its own, in a fixed order).
+_FIRST_BUCKET = 256
+
+
+def _bucket(count: int, largest: int) -> int:
+    """The chunk shape ``count`` tile pairs are padded to."""
+    size = _FIRST_BUCKET
+    while size < count:
+        size *= 8
+    return min(size, largest)
 
 
 def compile_wanted(engine: Engine) -> bool:
@@ -139,6 +156,7 @@ def _block_function(precision: str, compiled: bool):
         return fn
     if fn.__name__ not in _COMPILED:
         _COMPILED[fn.__name__] = torch.compile(fn, dynamic=False)
+        torch._dynamo.config.cache_size_limit = max(torch._dynamo.config.cache_size_limit, 16)
     return _COMPILED[fn.__name__]
 
 
@@ -370,9 +388,10 @@ class DeviceDFIRE:
                 a = pair_a[first : first + chunk]
                 lt = pair_l[first : first + chunk]
                 real = len(a)
-                if self.compiled and real < chunk:  # one shape, one compiled kernel
-                    a = torch.nn.functional.pad(a, (0, chunk - real))
-                    lt = torch.nn.functional.pad(lt, (0, chunk - real))
+                if self.compiled:  # a few fixed shapes, each compiled once
+                    size = _bucket(real, chunk)
+                    a = torch.nn.functional.pad(a, (0, size - real))
+                    lt = torch.nn.functional.pad(lt, (0, size - real))
                 esum, rec_close, lig_close = self._blocks(poses, rec, tiles, pr, rt, a, lt)
                 a, lt = a[:real], lt[:real]
                 partial[a, lt] = esum[:real]
@@ -391,29 +410,32 @@ class DeviceDFIRE:
     @property
     def chunk_pairs(self) -> int:
         """Tile pairs per chunk (fixed, so a compiled block function sees one shape)."""
-        return max(1, self.workspace_bytes // (4 * PAIR_BYTES[self.engine.precision]))
+        per = FUSED_PAIR_BYTES if self.compiled else PAIR_BYTES[self.engine.precision]
+        return max(1, self.workspace_bytes // (4 * per))
 
     def _blocks(self, poses, rec, tiles, pr, rt, a, lt):
         """Energy sums and interface flags of the tile pairs (a: receptor row, lt: ligand
         tile)."""
         p = pr[a]
         r64, l64 = rec[a], tiles[p, lt]  # (C, 32, 3) each
-        base = self.rec_type_base[rt[a]][:, :, None] + self.lig_type_base[lt][:, None, :]
+        rtype, ltype = self.rec_type_base[rt[a]], self.lig_type_base[lt]  # (C, 32) each
         block = _block_function(self.engine.precision, self.compiled)
         if self.engine.precision == "fp64":
             esum, rec_close, lig_close, _ = block(
-                r64, l64, base, self.table, self.bins, self.iface_below
+                r64, l64, rtype, ltype, self.table, self.bins, self.iface_below
             )
             return esum, rec_close, lig_close
         origin = self.rec_centre[rt[a]][:, None, :]
         r32, l32 = (r64 - origin).float(), (l64 - origin).float()
         esum, rec_close, lig_close, risky = block(
-            r32, l32, base, self.table, self.cells, self.edge_lo, self.edge_hi, self.iface_below
-        )
+            r32, l32, rtype, ltype, self.table, self.cells, self.edge_lo, self.edge_hi,
+            self.iface_below,
+        )  # fmt: skip
         fix = torch.nonzero(risky, as_tuple=True)[0]
         if len(fix):
             within, b, close = self._rebin_fp32(r32[fix], l32[fix], r64[fix], l64[fix])
-            energy = torch.where(within, self.table[base[fix] + b], 0.0)
+            base = rtype[fix][:, :, None] + ltype[fix][:, None, :]
+            energy = torch.where(within, self.table[base + b], 0.0)
             esum[fix] = tree_sum(energy.reshape(len(fix), TILE * TILE))
             rec_close[fix], lig_close[fix] = close.any(dim=2), close.any(dim=1)
         return esum, rec_close, lig_close
