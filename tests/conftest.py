@@ -18,6 +18,16 @@ if not (BENCH / "2X9A").is_dir():  # fail loudly: without the data the parity te
     raise RuntimeError(f"benchmark data not found at {BENCH}; set SPARKLEDOCK_SHARED")
 
 
+def writable_setup(dest: Path, name: str = "2X9A") -> Path:
+    """A writable copy of a complex's shared LightDock setup at ``dest``."""
+    import shutil
+
+    shutil.copytree(BENCH / name / "lightdock_setup", dest)
+    for path in [dest, *dest.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return dest
+
+
 def golden(complex_name: str, restraints: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(poses, LightDock 0.9.4 scores) of a complex's golden file."""
     name = "golden_dfire_restraints.json" if restraints else "golden_dfire.json"

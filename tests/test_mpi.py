@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import BENCH
+from conftest import writable_setup
 from sparkledock.parallel import imbalance, lpt_loads, predicted_costs, swarm_centres
 from sparkledock.simulation import load_run_context, run_simulation
 
@@ -31,10 +31,7 @@ def mpi_ready() -> bool:
 @pytest.fixture
 def setup_copy(tmp_path):
     """2X9A with six starting files (copies of the two shared ones)."""
-    target = tmp_path / "setup"
-    shutil.copytree(BENCH / "2X9A" / "lightdock_setup", target)
-    for path in [target, *target.rglob("*")]:
-        path.chmod(0o755 if path.is_dir() else 0o644)
+    target = writable_setup(tmp_path / "setup")
     for s in SWARMS:
         dest = target / "init" / f"initial_positions_{s}.dat"
         if not dest.exists():

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import BENCH
+from conftest import BENCH, writable_setup
 from sparkledock.cli import main
 from sparkledock.errors import InputFileError
 from sparkledock.simulation import CHECKPOINT, run_simulation
@@ -24,10 +24,7 @@ REFERENCE = BENCH / "2X9A" / "lightdock_run" / "swarm_0"
 @pytest.fixture
 def setup_dir(tmp_path):
     """A writable copy of the 2X9A setup (starting files for swarms 0 and 65)."""
-    target = tmp_path / "setup"
-    shutil.copytree(BENCH / "2X9A" / "lightdock_setup", target)
-    for path in [target, *target.rglob("*")]:
-        path.chmod(0o755 if path.is_dir() else 0o644)
+    target = writable_setup(tmp_path / "setup")
     return target
 
 

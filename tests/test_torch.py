@@ -9,7 +9,7 @@ import shutil
 import numpy as np
 import pytest
 
-from conftest import BENCH, COMPLEXES, golden
+from conftest import BENCH, COMPLEXES, golden, writable_setup
 from sparkledock.backend import Engine, resolve_engine
 from sparkledock.io.restraints import read_restraints
 from sparkledock.memory import plan_groups, swarm_bytes
@@ -109,11 +109,7 @@ def test_selection_equals_the_cpu_loop():
 
 @pytest.fixture
 def setup_copy(tmp_path):
-    target = tmp_path / "setup"
-    shutil.copytree(BENCH / "2X9A" / "lightdock_setup", target)
-    for path in [target, *target.rglob("*")]:
-        path.chmod(0o755 if path.is_dir() else 0o644)
-    return target
+    return writable_setup(tmp_path / "setup")
 
 
 def final_poses(root, steps):
