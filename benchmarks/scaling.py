@@ -20,7 +20,6 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import heapq
 import json
 import os
 import shutil
@@ -35,7 +34,7 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from sparkledock.io.lightdock import read_poses
-from sparkledock.parallel import predicted_costs, swarm_centres
+from sparkledock.parallel import imbalance, lpt_loads, predicted_costs, swarm_centres
 from sparkledock.simulation import load_run_context
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -68,14 +67,17 @@ def measure_costs(
 def makespan(order_costs: np.ndarray, true_costs: np.ndarray, ranks: int) -> tuple[float, float]:
     """Makespan and imbalance when ranks take tasks in ``order_costs`` order (longest first)
     as they free up, each task taking its true cost."""
-    order = np.argsort(-order_costs, kind="stable")
-    heap = [(0.0, r) for r in range(ranks)]
-    loads = np.zeros(ranks)
-    for i in order:
-        load, r = heapq.heappop(heap)
-        loads[r] = load + true_costs[i]
-        heapq.heappush(heap, (loads[r], r))
-    return float(loads.max()), float(loads.max() / loads.mean())
+    loads = lpt_loads(true_costs, ranks, order_by=order_costs)
+    return float(loads.max()), imbalance(loads)
+
+
+def table(pred: np.ndarray, meas: np.ndarray) -> dict[int, dict[str, float]]:
+    """Makespan, efficiency and imbalance at every rank count."""
+    rows = {}
+    for n in RANKS:
+        span, imb = makespan(pred, meas, n)
+        rows[n] = {"makespan_s": span, "efficiency": meas.sum() / (n * span), "imbalance": imb}
+    return rows
 
 
 def main() -> int:
@@ -104,14 +106,7 @@ def main() -> int:
             everything_pred.append(pred / pred.sum() * meas.sum())  # per-complex units
             everything_meas.append(meas)
             rho = float(spearmanr(pred, meas).statistic)
-            rows = {}
-            for n in RANKS:
-                span, imb = makespan(pred, meas, n)
-                rows[n] = {
-                    "makespan_s": span,
-                    "efficiency": meas.sum() / (n * span),
-                    "imbalance": imb,
-                }
+            rows = table(pred, meas)
             known = makespan(meas, meas, 64)[1]  # the refined model: measured costs as order
             result["complexes"][cx] = {
                 "swarms": swarms,
@@ -133,15 +128,12 @@ def main() -> int:
             print("\nAll the complexes as one screen (every pair's swarms scheduled together):")
             print("| ranks | makespan s | efficiency | imbalance |")
             print("|---|---|---|---|")
-            screen = {}
-            for n in RANKS:
-                span, imb = makespan(pred, meas, n)
-                screen[n] = {
-                    "makespan_s": span,
-                    "efficiency": meas.sum() / (n * span),
-                    "imbalance": imb,
-                }
-                print(f"| {n} | {span:.1f} | {screen[n]['efficiency']:.3f} | {imb:.3f} |")
+            screen = table(pred, meas)
+            for n, row in screen.items():
+                print(
+                    f"| {n} | {row['makespan_s']:.1f} | {row['efficiency']:.3f} "
+                    f"| {row['imbalance']:.3f} |"
+                )
             result["screen"] = screen
 
         root, swarms, _ = full_setup(args.bench, args.measure_complex, tmp / "measured")

@@ -87,14 +87,19 @@ def predicted_costs(
     return np.asarray(counts, dtype=float) * max(len(lig), 1) * n_glow * steps + 1.0
 
 
-def lpt_loads(costs: Sequence[float], n_ranks: int) -> np.ndarray:
+def lpt_loads(
+    costs: Sequence[float], n_ranks: int, order_by: Sequence[float] | None = None
+) -> np.ndarray:
     """Per-rank load when tasks, longest first, go to the least loaded rank (what dynamic
-    longest-first scheduling achieves when the costs are right)."""
+    longest-first scheduling achieves). ``order_by``: the predicted costs that set the order
+    when they differ from the true ``costs`` (default: the costs themselves)."""
+    costs = np.asarray(costs, dtype=float)
+    key = costs if order_by is None else np.asarray(order_by, dtype=float)
     heap = [(0.0, r) for r in range(n_ranks)]
     loads = np.zeros(n_ranks)
-    for cost in sorted(costs, reverse=True):
+    for i in np.argsort(-key, kind="stable"):
         load, r = heapq.heappop(heap)
-        loads[r] = load + cost
+        loads[r] = load + costs[i]
         heapq.heappush(heap, (loads[r], r))
     return loads
 
