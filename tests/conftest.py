@@ -12,6 +12,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SPARKLEDOCK_SHARED", REPO.parent / "shared"))
 BENCH = SHARED / "bench"
+DATA = Path(__file__).parent / "data"  # reference outputs made with LightDock 0.9.4
 COMPLEXES = ["2X9A", "1RKE", "2A1A", "2GTP", "2VXT", "3VLB", "3LVK", "4JCV", "4LW4", "4GAM"]
 
 if not (BENCH / "2X9A").is_dir():  # fail loudly: without the data the parity tests prove nothing

@@ -80,6 +80,17 @@ def _calpha_sites(atoms: Atoms, residues: list[str]) -> np.ndarray:
     return np.array(sites).reshape(-1, 3)
 
 
+def _central_atoms(atoms: Atoms, residues: list[str]) -> np.ndarray:
+    """Per listed residue, the position of its atom nearest the residue's centroid (where
+    LightDock's occlusion filter aims its line of sight)."""
+    ids = atoms.residue_ids()
+    sites = []
+    for rid in residues:
+        xyz = atoms.coords[ids == rid]
+        sites.append(xyz[np.argmin(np.linalg.norm(xyz - xyz.mean(axis=0), axis=1))])
+    return np.array(sites).reshape(-1, 3)
+
+
 def prepare_setup(
     receptor: str | os.PathLike[str],
     ligand: str | os.PathLike[str],
@@ -96,7 +107,8 @@ def prepare_setup(
     folders (LightDock's run expects them).
 
     With receptor restraints, swarms are placed only on the surface within 10 Å of the active
-    and passive restraint residues, 20 per restraint residue at most (LightDock's rule); with
+    and passive restraint residues, 20 per restraint residue at most, and only where the line of
+    sight to the nearest restraint residue does not cross the receptor (LightDock's rules); with
     restraints on both partners, initial ligands turn a restraint residue toward one of the
     receptor's.
 
@@ -122,10 +134,11 @@ def prepare_setup(
 
     # swarm centres on the (centred) receptor's surface
     count = options.swarms or swarm_count(rec_c)
-    surface_filter = None
+    surface_filter = sights = None
     if parsed is not None and (parsed.receptor.active or parsed.receptor.passive):
         near = parsed.receptor.active + parsed.receptor.passive
         surface_filter = _restraint_atoms(rec_c, near)
+        sights = _central_atoms(rec_c, near)
         count = options.swarms or SWARMS_PER_RESTRAINT * len(near)
     centres = swarm_centres(
         rec_c,
@@ -134,6 +147,7 @@ def prepare_setup(
         seed=options.seed,
         near=surface_filter,
         near_distance=RESTRAINT_SURFACE_A,
+        sights=sights,
     )
     if len(centres) == 0:
         raise InputFileError(f"{rec_path}: no room for swarms on the receptor surface")

@@ -5,7 +5,9 @@
    largest diameter (10 Å for ligands under 20 Å).
 3. Drop points closer to another centroid than that radius, and points within 3 Å of any
    receptor atom (inside the receptor).
-4. Cluster what is left into ``count`` centres (k-means++).
+4. With receptor restraints, drop points whose line of sight to the nearest restraint residue
+   runs inside the receptor for more than half its length (the occlusion filter).
+5. Cluster what is left into ``count`` centres (k-means++).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import warnings
 
 import numpy as np
 from scipy.cluster.vq import kmeans2
-from scipy.spatial import cKDTree
+from scipy.spatial import ConvexHull, QhullError, cKDTree
 from scipy.spatial.distance import pdist
 
 from ..structure import Atoms
@@ -25,6 +27,10 @@ MIN_SURFACE_DISTANCE_A = 10.0
 INTERIOR_CUTOFF_A = 3.0
 NEIGHBOUR_CENTROIDS_A = 20.0
 SURFACE_ATOM_MIN_SASA_A2 = 1.0
+#: A point is occluded when more than this fraction of its probes in a row lie inside the hull.
+OCCLUSION_TOLERANCE = 0.5
+HULL_TOLERANCE = 1e-12
+_OCCLUSION_CHUNK = 512
 
 
 def surface_distance(ligand: Atoms) -> float:
@@ -43,10 +49,13 @@ def swarm_centres(
     seed: int = 324324,
     near: np.ndarray | None = None,
     near_distance: float = 10.0,
+    sights: np.ndarray | None = None,
 ) -> np.ndarray:
     """``count`` swarm centres (or fewer if the surface offers fewer), (n, 3), in the
     receptor's frame. With ``near`` (coordinates of restraint residues' atoms), only surface
-    atoms within ``near_distance`` of them, and those atoms, seed the swarms."""
+    atoms within ``near_distance`` of them, and those atoms, seed the swarms. With ``sights``
+    (one central atom per restraint residue), points that cannot see their nearest restraint
+    past the receptor are dropped (see :func:`visible`)."""
     sasa = atom_sasa(receptor)
     exposed = sasa > SURFACE_ATOM_MIN_SASA_A2
     if near is not None and len(near):
@@ -76,8 +85,44 @@ def swarm_centres(
         [bool(x) for x in atom_tree.query_ball_point(candidates, INTERIOR_CUTOFF_A)], dtype=bool
     )
     candidates = candidates[~inside] if len(candidates) else candidates
+    if sights is not None and len(sights) and len(candidates):
+        candidates = candidates[visible(candidates, sights, centroids)]
     if len(candidates) <= count:
         return candidates
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return kmeans2(candidates, count, minit="++", seed=rng, iter=500)[0]
+
+
+def visible(points: np.ndarray, sights: np.ndarray, hull_points: np.ndarray) -> np.ndarray:
+    """Which ``points`` see their nearest ``sights`` point past the receptor, (n,) bool.
+
+    LightDock's occlusion test: probes every ångström along the segment from the point to its
+    nearest sight point (ceil(length) intervals, both ends included); the point is occluded
+    when the longest run of consecutive probes inside the convex hull of ``hull_points``
+    (the surface centroids) exceeds half the number of intervals. Where the hull is
+    degenerate (fewer than four points, or flat) nothing is occluded.
+    """
+    try:
+        equations = ConvexHull(hull_points).equations
+    except (QhullError, ValueError):
+        return np.ones(len(points), dtype=bool)
+    normals, offsets = equations[:, :3], equations[:, 3]
+    distance, nearest = cKDTree(sights).query(points)
+    intervals = np.ceil(distance).astype(np.int64)
+    longest = np.zeros(len(points), dtype=np.int64)
+    for lo in range(0, len(points), _OCCLUSION_CHUNK):
+        part = slice(lo, lo + _OCCLUSION_CHUNK)
+        start, stop, m = points[part], sights[nearest[part]], intervals[part]
+        k = np.arange(int(m.max()) + 1)
+        step = (stop - start) / np.maximum(m, 1)[:, None]
+        probes = start[:, None, :] + k[None, :, None] * step[:, None, :]
+        ends = k[None, :] == m[:, None]
+        probes[ends] = stop  # the last probe is the sight point itself, as in linspace
+        inside = ((probes @ normals.T + offsets) <= HULL_TOLERANCE).all(axis=2)
+        inside &= k[None, :] <= m[:, None]
+        run = np.zeros(len(m), dtype=np.int64)
+        for column in inside.T:
+            run = np.where(column, run + 1, 0)
+            longest[part] = np.maximum(longest[part], run)
+    return longest <= OCCLUSION_TOLERANCE * intervals
