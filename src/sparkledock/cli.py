@@ -59,6 +59,18 @@ def add_engine_options(p: argparse.ArgumentParser, backends: Sequence[str] = BAC
     )
 
 
+def add_protocol_options(p: argparse.ArgumentParser, top_help: str) -> None:
+    """The docking protocol's options that ``dock`` and ``screen`` share (read by
+    :func:`dock_options`), plus threads, quiet and the engine."""
+    p.add_argument("--steps", type=int, default=100, help="GSO steps (100)")
+    p.add_argument("-g", "--glowworms", type=int, default=200, help="glowworms per swarm (200)")
+    p.add_argument("-s", "--swarms", type=int, default=0, help="default: LightDock's rule")
+    p.add_argument("--top", type=int, default=10, help=top_help)
+    p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+    add_engine_options(p)
+
+
 def engine_of(args: argparse.Namespace, exact: bool = False) -> Engine:
     """The engine the options ask for, or a one-line error."""
     try:
@@ -476,15 +488,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("ligand", nargs="?", help="ligand PDB or mmCIF")
     p.add_argument("-r", "--restraints", help="LightDock restraints or HADDOCK .tbl")
     p.add_argument("-o", "--output", help="output folder (refused if not empty)")
-    p.add_argument("--steps", type=int, default=100)
-    p.add_argument("-g", "--glowworms", type=int, default=200)
-    p.add_argument("-s", "--swarms", type=int, default=0, help="default: LightDock's rule")
-    p.add_argument("--top", type=int, default=10, help="models to write (10)")
+    add_protocol_options(p, top_help="models to write (10)")
     p.add_argument("--reference", help="reference complex: adds DockQ and CAPRI class")
     p.add_argument("--force", action="store_true", help="reuse a non-empty output folder")
-    p.add_argument("--threads", type=int, default=None)
-    p.add_argument("--quiet", action="store_true")
-    add_engine_options(p)
     p.add_argument(
         "--example",
         action="store_true",
@@ -495,13 +501,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("screen", help="dock many pairs (CSV: name,receptor,ligand[,restraints])")
     p.add_argument("pairs", help="CSV with columns name, receptor, ligand and optional restraints")
     p.add_argument("-o", "--output", required=True, help="output folder (resumes if it exists)")
-    p.add_argument("--steps", type=int, default=100)
-    p.add_argument("-g", "--glowworms", type=int, default=200)
-    p.add_argument("-s", "--swarms", type=int, default=0, help="default: LightDock's rule")
-    p.add_argument("--top", type=int, default=10, help="models per pair (10)")
-    p.add_argument("--threads", type=int, default=None)
-    p.add_argument("--quiet", action="store_true")
-    add_engine_options(p)
+    add_protocol_options(p, top_help="models per pair (10)")
     p.set_defaults(func=cmd_screen)
 
     p = sub.add_parser("demo", help="score the bundled 2X9A example and compare with LightDock")
