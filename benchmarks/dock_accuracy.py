@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import shutil
 import time
 from pathlib import Path
@@ -39,8 +40,8 @@ def main() -> None:
     parser.add_argument("--swarms", type=int, default=0, help="0: LightDock's rule")
     parser.add_argument("--out", type=Path, default=Path("dock_accuracy"))
     args = parser.parse_args()
-    print("| complex | top 1 | top 5 | top 10 | wall s |")
-    print("|---|---|---|---|---|")
+    print("| complex | swarms | top 1 | top 5 | top 10 | wall s |")
+    print("|---|---|---|---|---|---|")
     hits = {1: 0, 5: 0, 10: 0}
     for name in args.complexes:
         src = args.bench / name
@@ -62,7 +63,11 @@ def main() -> None:
         classes = {n: best_class(rows, n) for n in (1, 5, 10)}
         for n, c in classes.items():
             hits[n] += ORDER[c] >= 1
-        print(f"| {name} | {classes[1]} | {classes[5]} | {classes[10]} | {wall:.0f} |", flush=True)
+        swarms = json.loads((out / "setup" / "setup.json").read_text())["swarms"]
+        print(
+            f"| {name} | {swarms} | {classes[1]} | {classes[5]} | {classes[10]} | {wall:.0f} |",
+            flush=True,
+        )
     total = len(args.complexes)
     print(
         f"\nacceptable or better: top 1 {hits[1]}/{total}, top 5 {hits[5]}/{total}, "
