@@ -103,3 +103,22 @@ def test_evaluate_reference_against_itself_and_a_docked_model(tmp_path, capsys):
     assert capri_class(0.35, 1.5, 6.0) == "medium"
     assert capri_class(0.15, 5.0, 9.0) == "acceptable"
     assert capri_class(0.05, 0.5, 0.5) == "incorrect"
+
+
+def test_evaluate_sees_a_file_rewritten_at_the_same_path(tmp_path):
+    """DockQ caches by file path; a model regenerated in place must not get its old score."""
+    from sparkledock.analysis.evaluate import evaluate
+
+    target = BENCH / "2X9A" / "2X9A_target.pdb"
+    docked = (
+        Path(__file__).parent
+        / "data"
+        / "lightdock_analysis"
+        / "2X9A_swarm0_gso10_lightdock_119.pdb"
+    )
+    model = tmp_path / "model.pdb"
+    shutil.copy(target, model)
+    assert evaluate(model, target).capri == "high"
+    shutil.copy(docked, model)
+    assert evaluate(model, target) == evaluate(docked, target)
+    assert evaluate(model, target).capri != "high"

@@ -31,6 +31,15 @@ def capri_class(fnat: float, irmsd: float, lrmsd: float) -> str:
     return "incorrect"
 
 
+def _clear_dockq_caches(module) -> None:
+    """Empty DockQ's ``lru_cache``s, which key structures by file path: without this, a file
+    rewritten at the same path in one process is scored as its earlier contents."""
+    for value in vars(module).values():
+        clear = getattr(value, "cache_clear", None)
+        if callable(clear):
+            clear()
+
+
 def evaluate(
     model: str | os.PathLike[str],
     reference: str | os.PathLike[str],
@@ -41,8 +50,10 @@ def evaluate(
     Raises:
         InputFileError: a missing or unreadable file, or no interface in common.
     """
+    from DockQ import DockQ
     from DockQ.DockQ import load_PDB, run_on_all_native_interfaces
 
+    _clear_dockq_caches(DockQ)
     for path in (model, reference):
         if not Path(path).is_file():
             raise InputFileError(f"{path}: no such file")
