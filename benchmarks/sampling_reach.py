@@ -55,9 +55,11 @@ def matched(a: Atoms, b: Atoms) -> tuple[np.ndarray, np.ndarray]:
     return np.array([ia[k] for k in keys]), np.array([ib[k] for k in keys])
 
 
-def best_rigid_placement(receptor: Atoms, ligand: Atoms, reference_path: Path, out: Path):
-    """DockQ of the unbound partners, each superposed onto its bound counterpart."""
-    reference = read_structure(reference_path)
+def best_rigid_placement(
+    receptor: Atoms, ligand: Atoms, reference: Atoms, reference_path: Path, out: Path
+):
+    """DockQ of the unbound partners, each superposed onto its bound counterpart
+    (``reference`` is the structure read from ``reference_path``)."""
     placed = []
     for partner in (receptor, ligand):
         i, j = matched(partner, reference)
@@ -85,6 +87,7 @@ def main() -> None:
         q = best_rigid_placement(
             read_structure(src / f"{args.complex}_r_u.pdb"),
             read_structure(src / f"{args.complex}_l_u.pdb"),
+            reference,
             reference_path,
             Path(tmp) / "placed.pdb",
         )

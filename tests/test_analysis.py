@@ -14,6 +14,10 @@ from sparkledock.structure import read_structure
 
 RUN = BENCH / "2X9A" / "lightdock_run" / "swarm_0"
 SETUP = BENCH / "2X9A" / "lightdock_setup"
+#: a LightDock 0.9.4 docking model of 2X9A (swarm 0, step 10, glowworm 119)
+DOCKED_2X9A = (
+    Path(__file__).parent / "data" / "lightdock_analysis" / "2X9A_swarm0_gso10_lightdock_119.pdb"
+)
 
 
 def test_bsas_by_hand():
@@ -88,15 +92,9 @@ def test_evaluate_reference_against_itself_and_a_docked_model(tmp_path, capsys):
     target = BENCH / "2X9A" / "2X9A_target.pdb"
     self_q = evaluate(target, target)
     assert self_q.dockq > 0.9999 and self_q.capri == "high"
-    model = (
-        Path(__file__).parent
-        / "data"
-        / "lightdock_analysis"
-        / "2X9A_swarm0_gso10_lightdock_119.pdb"
-    )
-    q = evaluate(model, target)
+    q = evaluate(DOCKED_2X9A, target)
     assert 0.0 <= q.dockq < 0.9 and q.capri == capri_class(q.fnat, q.irmsd, q.lrmsd)
-    assert main(["evaluate", str(target), str(target), str(model)]) == 0
+    assert main(["evaluate", str(target), str(target), str(DOCKED_2X9A)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "model,DockQ,fnat,iRMSD,LRMSD,CAPRI" and lines[1].endswith(",high")
     assert capri_class(0.6, 0.9, 3.0) == "high"
@@ -110,15 +108,9 @@ def test_evaluate_sees_a_file_rewritten_at_the_same_path(tmp_path):
     from sparkledock.analysis.evaluate import evaluate
 
     target = BENCH / "2X9A" / "2X9A_target.pdb"
-    docked = (
-        Path(__file__).parent
-        / "data"
-        / "lightdock_analysis"
-        / "2X9A_swarm0_gso10_lightdock_119.pdb"
-    )
     model = tmp_path / "model.pdb"
     shutil.copy(target, model)
     assert evaluate(model, target).capri == "high"
-    shutil.copy(docked, model)
-    assert evaluate(model, target) == evaluate(docked, target)
+    shutil.copy(DOCKED_2X9A, model)
+    assert evaluate(model, target) == evaluate(DOCKED_2X9A, target)
     assert evaluate(model, target).capri != "high"
