@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-from dataclasses import fields, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -65,10 +65,7 @@ def best_rigid_placement(
         i, j = matched(partner, reference)
         move = superposer(partner.coords[i], reference.coords[j])
         placed.append(replace(partner, coords=move(partner.coords)))
-    model = Atoms(
-        **{f.name: np.concatenate([getattr(p, f.name) for p in placed]) for f in fields(Atoms)}
-    )
-    write_structure(model, out)
+    write_structure(Atoms.concatenate(placed), out)
     return evaluate(out, reference_path)
 
 

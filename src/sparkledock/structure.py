@@ -11,7 +11,7 @@ import itertools
 import math
 import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
@@ -67,6 +67,13 @@ class Atoms:
     def select(self, mask: np.ndarray) -> Atoms:
         """Return the atoms where ``mask`` (boolean or integer index) selects them."""
         return Atoms(**{f.name: getattr(self, f.name)[mask] for f in fields(self)})
+
+    @staticmethod
+    def concatenate(parts: Sequence[Atoms]) -> Atoms:
+        """The atoms of ``parts`` one after another (e.g. receptor then ligand)."""
+        return Atoms(
+            **{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(Atoms)}
+        )
 
     def with_coords(self, coords: np.ndarray) -> Atoms:
         """Return a copy with new coordinates (same annotations)."""

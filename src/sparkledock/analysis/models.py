@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import fields, replace
+from dataclasses import replace
 
 import numpy as np
 
@@ -28,13 +28,7 @@ def complex_coordinates(setup: DockingSetup, poses: np.ndarray) -> np.ndarray:
 
 def complex_atoms(setup: DockingSetup) -> Atoms:
     """The receptor's atoms followed by the ligand's (chain ids kept)."""
-    rec, lig = setup.receptor.atoms, setup.ligand.atoms
-    return Atoms(
-        **{
-            f.name: np.concatenate([getattr(rec, f.name), getattr(lig, f.name)])
-            for f in fields(Atoms)
-        }
-    )
+    return Atoms.concatenate([setup.receptor.atoms, setup.ligand.atoms])
 
 
 def write_models(
