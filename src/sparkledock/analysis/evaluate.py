@@ -51,17 +51,16 @@ def evaluate(
         InputFileError: a missing or unreadable file, or no interface in common.
     """
     from DockQ import DockQ
-    from DockQ.DockQ import load_PDB, run_on_all_native_interfaces
 
     _clear_dockq_caches(DockQ)
     for path in (model, reference):
         if not Path(path).is_file():
             raise InputFileError(f"{path}: no such file")
     try:
-        model_structure = load_PDB(str(model))
-        native_structure = load_PDB(str(reference))
+        model_structure = DockQ.load_PDB(str(model))
+        native_structure = DockQ.load_PDB(str(reference))
         chains = chain_map or {c.id: c.id for c in native_structure}
-        results, _ = run_on_all_native_interfaces(
+        results, _ = DockQ.run_on_all_native_interfaces(
             model_structure, native_structure, chain_map=chains
         )
     except Exception as exc:  # DockQ raises assorted errors on bad input
