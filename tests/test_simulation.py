@@ -53,7 +53,8 @@ def test_fast_mode_is_independent_of_swarm_subsets_and_threads(setup_dir, tmp_pa
     # and it is not the exact stream
     exact_dir = tmp_path / "exact"
     shutil.copytree(setup_dir, exact_dir, ignore=shutil.ignore_patterns("swarm_*"))
-    exact = outputs(run_simulation(exact_dir, 12, swarms=[0, 65], exact=True, quiet=True))
+    # (in exact mode swarm 92 of 130 starts from initial_positions_65.dat, as in LightDock)
+    exact = outputs(run_simulation(exact_dir, 12, swarms=[0, 92], exact=True, quiet=True))
     assert exact["swarm_0/gso_10.out"] != together["swarm_0/gso_10.out"]
 
 
@@ -62,11 +63,12 @@ def test_resume_after_kill_is_byte_identical(setup_dir, tmp_path, exact):
     steps = "40"
     reference_dir = tmp_path / "uninterrupted"
     shutil.copytree(setup_dir, reference_dir)
-    flags = ["--swarms", "0", "65", "--quiet", "--threads", "1"] + (["--exact"] if exact else [])
+    # exact mode pairs swarms with files as LightDock: swarm 92 starts from file 65
+    swarms = [0, 92] if exact else [0, 65]
+    flags = ["--swarms", *map(str, swarms), "--quiet", "--threads", "1"]
+    flags += ["--exact"] if exact else []
     reference = outputs(
-        run_simulation(
-            reference_dir, int(steps), swarms=[0, 65], exact=exact, threads=1, quiet=True
-        )
+        run_simulation(reference_dir, int(steps), swarms=swarms, exact=exact, threads=1, quiet=True)
     )
     cmd = [
         sys.executable,

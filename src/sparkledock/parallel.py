@@ -33,7 +33,7 @@ from scipy.spatial import cKDTree
 from .backend import Engine
 from .errors import InputFileError, SparkledockError
 from .fileutil import atomic_write_text
-from .io.lightdock import read_poses
+from .io.lightdock import read_poses, starting_file
 from .scoring.dfire import DFIRE_CUTOFF_A
 from .simulation import (
     DEFAULT_SEED,
@@ -69,10 +69,7 @@ def mpi_world() -> Any | None:
 def swarm_centres(root: Path, layout, ids: Sequence[int]) -> np.ndarray:
     """Centre of each swarm: the mean translation of its starting poses, (S, 3)."""
     return np.array(
-        [
-            read_poses(root / "init" / f"initial_positions_{s}.dat", layout)[:, :3].mean(axis=0)
-            for s in ids
-        ]
+        [read_poses(starting_file(root, s), layout)[:, :3].mean(axis=0) for s in ids]
     ).reshape(-1, 3)
 
 
@@ -284,11 +281,7 @@ def run_parallel(
                 )
             spec = RunSpec(steps, tuple(ids), scoring, int(seed), bool(exact))
             todo = [s for s in ids if not swarm_finished(context.root, s, spec)]
-            n_glow = len(
-                read_poses(
-                    context.root / "init" / f"initial_positions_{ids[0]}.dat", context.setup.layout
-                )
-            )
+            n_glow = len(read_poses(starting_file(context.root, ids[0]), context.setup.layout))
             centres = swarm_centres(context.root, context.setup.layout, todo)
             predicted = predicted_costs(context, centres, n_glow, steps) if todo else np.zeros(0)
             known = _known_costs(context.root, spec, n_glow)
@@ -403,7 +396,7 @@ def run_tasks(setups: Sequence[Path], options: Any, comm: Any = None) -> list[li
                 todo = [s for s in range(n) if not swarm_finished(root, s, spec)]
                 if not todo:
                     continue
-                init = root / "init" / f"initial_positions_{todo[0]}.dat"
+                init = starting_file(root, todo[0])
                 n_glow = len(read_poses(init, context.setup.layout))
                 centres = swarm_centres(root, context.setup.layout, todo)
                 costs = predicted_costs(context, centres, n_glow, steps)

@@ -7,9 +7,10 @@ killed at any moment, continue from the last checkpoint; recomputed steps are de
 the outputs end byte-identical to an uninterrupted run. The checkpoint is removed when the run
 finishes.
 
-sparkledock pairs swarm ``N`` with ``init/initial_positions_N.dat`` (LightDock 0.9.4 pairs them
+sparkledock pairs swarm ``N`` with ``init/initial_positions_N.dat``. LightDock 0.9.4 pairs them
 by position in a name-sorted list, so beyond ten swarms its ``swarm_10`` does not start from
-``initial_positions_10.dat``).
+``initial_positions_10.dat``; exact mode pairs them as LightDock does (see
+:func:`starting_files`), so that every swarm's trajectory is LightDock's.
 """
 
 from __future__ import annotations
@@ -32,7 +33,15 @@ from .backend import Engine
 from .errors import InputFileError
 from .fileutil import atomic_write_bytes, atomic_write_text
 from .geometry import ellipsoid_centre
-from .io.lightdock import DockingSetup, load_setup, read_poses, write_gso_output
+from .io.lightdock import (
+    DockingSetup,
+    lightdock_starting_files,
+    load_setup,
+    read_poses,
+    starting_file,
+    write_gso_output,
+)
+from .io.restraints import read_any_restraints, restraints_from_config
 from .memory import USABLE_FRACTION, MemoryPlan, free_bytes, plan_groups
 from .pose import PoseLayout
 
@@ -81,11 +90,31 @@ def load_run_context(setup_json: str | os.PathLike[str], scoring: str = "dfire")
     setup_path = Path(setup_json)
     root = setup_path if setup_path.is_dir() else setup_path.parent
     setup = load_setup(root)
-    restraints = setup.config.get("restraints")
-    prepared = prepare_scoring(
-        setup, restraints=root / restraints if restraints else None, scoring=scoring
-    )
+    prepared = prepare_scoring(setup, restraints=setup_restraints(setup), scoring=scoring)
     return RunContext(root, setup, prepared, ellipsoid_centre(setup.ligand.atoms.coords))
+
+
+def setup_restraints(setup: DockingSetup):
+    """The restraints a setup docks with: ``receptor_restraints``/``ligand_restraints`` of its
+    ``setup.json`` (what LightDock's simulation reads), else the file its ``restraints`` key
+    names inside the setup folder (sparkledock setups before these keys)."""
+    config, root = setup.config, Path(setup.path)
+    found = restraints_from_config(config, str(root / "setup.json"))
+    if found is not None:
+        return found
+    name = config.get("restraints")
+    if name and (root / Path(name).name).is_file():
+        return read_any_restraints(root / Path(name).name, setup.receptor.atoms, setup.ligand.atoms)
+    return None
+
+
+def starting_files(root: Path, n_swarms: int, ids: Sequence[int], exact: bool) -> dict[int, Path]:
+    """The starting file of each swarm in ``ids``: LightDock's pairing in exact mode, else
+    ``initial_positions_<swarm>.dat``."""
+    if exact:
+        files = lightdock_starting_files(root, n_swarms)
+        return {s: files[s] for s in ids}
+    return {s: starting_file(root, s) for s in ids}
 
 
 def swarm_finished(root: Path, swarm: int, spec: RunSpec) -> bool:
@@ -285,11 +314,11 @@ def run_simulation(
         which = bad[0] if bad else "(none)"
         raise InputFileError(f"{root / 'setup.json'}: swarm {which} is not in 0..{n_swarms - 1}")
     starts = {}
-    for swarm in ids:
-        poses = read_poses(root / "init" / f"initial_positions_{swarm}.dat", setup.layout)
+    for swarm, path in starting_files(root, n_swarms, ids, exact).items():
+        poses = read_poses(path, setup.layout)
         if starts and len(poses) != len(next(iter(starts.values()))):
             raise InputFileError(
-                f"{root / 'init' / f'initial_positions_{swarm}.dat'}: {len(poses)} glowworms, "
+                f"{path}: {len(poses)} glowworms, "
                 f"other swarms have {len(next(iter(starts.values())))}"
             )
         starts[swarm] = poses

@@ -237,7 +237,7 @@ def hetero_group_mask(atoms: Atoms, keep_residues: Iterable[str] = ()) -> np.nda
     return atoms.hetero & ~keep & ~water_mask(atoms)
 
 
-def clean(
+def removal_mask(
     atoms: Atoms,
     *,
     remove_hydrogens: bool = True,
@@ -246,12 +246,8 @@ def clean(
     remove_hetero: bool = True,
     keep_hetero_residues: Iterable[str] = (),
     source: str = "structure",
-) -> Atoms:
-    """Apply LightDock's ``--noh``/``--now``/``--noxt`` cleaning and drop hetero groups.
-
-    Hetero groups (HETATM residues not listed in ``keep_hetero_residues``) are removed with a
-    :class:`HeteroGroupWarning` naming them, rather than failing later in scoring.
-    """
+) -> np.ndarray:
+    """True for the atoms :func:`clean` removes (same arguments, same warning)."""
     drop = np.zeros(len(atoms), dtype=bool)
     if remove_hydrogens:
         drop |= hydrogen_mask(atoms)
@@ -280,9 +276,36 @@ def clean(
             warnings.warn(
                 f"{source}: dropped {int(het.sum())} atoms of hetero groups {shown}",
                 HeteroGroupWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
         drop |= het
+    return drop
+
+
+def clean(
+    atoms: Atoms,
+    *,
+    remove_hydrogens: bool = True,
+    remove_water: bool = True,
+    remove_oxt: bool = True,
+    remove_hetero: bool = True,
+    keep_hetero_residues: Iterable[str] = (),
+    source: str = "structure",
+) -> Atoms:
+    """Apply LightDock's ``--noh``/``--now``/``--noxt`` cleaning and drop hetero groups.
+
+    Hetero groups (HETATM residues not listed in ``keep_hetero_residues``) are removed with a
+    :class:`HeteroGroupWarning` naming them, rather than failing later in scoring.
+    """
+    drop = removal_mask(
+        atoms,
+        remove_hydrogens=remove_hydrogens,
+        remove_water=remove_water,
+        remove_oxt=remove_oxt,
+        remove_hetero=remove_hetero,
+        keep_hetero_residues=keep_hetero_residues,
+        source=source,
+    )
     return atoms.select(~drop)
 
 

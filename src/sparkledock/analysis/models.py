@@ -5,12 +5,22 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
+from scipy.spatial import cKDTree
 
-from ..io.lightdock import DockingSetup
+from ..errors import InputFileError
+from ..io.lightdock import DockingSetup, lightdock_name
+from ..partner import Partner
 from ..pose import ligand_conformers, receptor_conformers
-from ..structure import Atoms, write_structure
+from ..structure import (
+    Atoms,
+    centre_of_coordinates,
+    read_structure,
+    removal_mask,
+    write_structure,
+)
 
 
 def complex_coordinates(setup: DockingSetup, poses: np.ndarray) -> np.ndarray:
@@ -34,9 +44,58 @@ def complex_atoms(setup: DockingSetup) -> Atoms:
 def write_models(
     setup: DockingSetup, poses: np.ndarray, paths: Sequence[str | os.PathLike[str]]
 ) -> None:
-    """Write one model per pose (PDB or mmCIF by suffix), in the receptor file's frame, as
-    LightDock's ``lgd_generate_conformations.py`` does."""
-    coords = complex_coordinates(setup, poses) + setup.receptor_centre
+    """Write one model per pose (PDB or mmCIF by suffix), in the frame of the receptor as
+    given to setup (:attr:`DockingSetup.model_centre`)."""
+    coords = complex_coordinates(setup, poses) + setup.model_centre
     template = complex_atoms(setup)
     for xyz, path in zip(coords, paths, strict=True):
         write_structure(replace(template, coords=xyz), path)
+
+
+def _file_partner(setup: DockingSetup, key: str, partner: Partner) -> Partner:
+    """Every atom of a partner's parsed file, placed as the setup places the cleaned ones."""
+    config = setup.config
+    path = Path(setup.path) / lightdock_name(config[key])
+    raw = read_structure(path)
+    drop = removal_mask(
+        raw,
+        remove_hydrogens=bool(config.get("noh", False)),
+        remove_water=bool(config.get("now", False)),
+        remove_oxt=bool(config.get("noxt", True)),
+        source=str(path),
+    )
+    kept = np.flatnonzero(~drop)
+    if len(kept) != len(partner.atoms):
+        raise InputFileError(
+            f"{path}: {len(kept)} atoms after the setup's cleaning, the setup has "
+            f"{len(partner.atoms)}"
+        )
+    centre = centre_of_coordinates(raw.coords[kept])
+    nearest = np.arange(len(raw))  # the kept atom whose displacement each atom takes
+    if drop.any():
+        _, which = cKDTree(raw.coords[kept]).query(raw.coords[drop])
+        nearest[drop] = kept[which]
+    position = np.full(len(raw), -1)
+    position[kept] = np.arange(len(kept))
+    atoms = raw.with_coords(raw.coords - centre)
+    if not partner.n_modes:
+        return Partner.rigid(atoms)
+    source = position[nearest]
+    mask = partner.mask[source]
+    return Partner(atoms, np.ascontiguousarray(partner.full_modes()[:, source][:, mask]), mask)
+
+
+def with_file_atoms(setup: DockingSetup) -> DockingSetup:
+    """The setup with each partner holding every atom of its parsed ``lightdock_*.pdb``.
+
+    The atoms that the setup's cleaning drops (hydrogens, OXT, hetero groups) take the
+    normal-mode displacement of the nearest atom that it keeps and the pose's rotation and
+    translation, so models keep everything a user's files hold: HADDOCK3's LightDock module
+    copies its original structures over the parsed files before ``lgd_top.py``. The atoms
+    the setup holds are placed exactly as in :func:`write_models`.
+    """
+    return replace(
+        setup,
+        receptor=_file_partner(setup, "receptor_pdb", setup.receptor),
+        ligand=_file_partner(setup, "ligand_pdb", setup.ligand),
+    )

@@ -23,6 +23,38 @@ from ..structure import centre_of_coordinates, centred, clean, read_structure
 SETUP_FILE = "setup.json"
 REC_MODES_FILE = "lightdock_rec.nm.npy"
 LIG_MODES_FILE = "lightdock_lig.nm.npy"
+#: setup.json key of what sparkledock adds (LightDock ignores it): the inputs' frame
+FRAME_KEY = "sparkledock"
+#: a parsed structure whose centre is farther than this from the origin is not centred
+CENTRED_TOLERANCE_A = 0.01
+
+
+def lightdock_name(name: str) -> str:
+    """LightDock's parsed-structure file of a setup's structure ``name``."""
+    return f"lightdock_{Path(name).name}"
+
+
+def mask_name(name: str) -> str:
+    """LightDock's normal-mode mask file of a setup's structure ``name``."""
+    return f"lightdock_{Path(Path(name).name).stem}_mask.npy"
+
+
+def starting_file(root: Path, swarm: int) -> Path:
+    """sparkledock's starting file of a swarm: ``init/initial_positions_<swarm>.dat``."""
+    return root / "init" / f"initial_positions_{swarm}.dat"
+
+
+def lightdock_starting_files(root: Path, n_swarms: int) -> list[Path]:
+    """LightDock 0.9.4's starting file of every swarm.
+
+    LightDock lists ``init/initial_positions_*.dat`` sorted by name and gives swarm N the N-th
+    (so its ``swarm_10`` starts from ``initial_positions_18.dat`` when there are 100 swarms).
+    A setup's listing is ``initial_positions_0.dat`` ... ``_<n_swarms - 1>.dat``, so the pairing
+    follows from the names alone and a run of some swarms needs only their files (LightDock
+    insists on all of them).
+    """
+    names = sorted(f"initial_positions_{i}.dat" for i in range(n_swarms))
+    return [root / "init" / name for name in names]
 
 
 @dataclass(frozen=True)
@@ -34,8 +66,11 @@ class DockingSetup:
     ligand: Partner
     layout: PoseLayout
     config: dict
-    #: centre of the receptor as its file places it (models go back to that frame)
+    #: centre of the receptor as its parsed file places it (LightDock's frame: clustering)
     receptor_centre: np.ndarray
+    #: where the centred receptor sits in the frame models are written in: the input
+    #: structure's frame for sparkledock's setups, the parsed file's for LightDock's
+    model_centre: np.ndarray
 
 
 def _load_npy(path: Path) -> np.ndarray:
@@ -50,8 +85,7 @@ def _load_npy(path: Path) -> np.ndarray:
 def _load_partner(
     setup_dir: Path, pdb_name: str, modes_file: str, n_modes: int, config: dict
 ) -> tuple[Partner, np.ndarray]:
-    base = Path(pdb_name).name
-    pdb = setup_dir / f"lightdock_{base}"
+    pdb = setup_dir / lightdock_name(pdb_name)
     atoms = clean(
         read_structure(pdb),
         remove_hydrogens=bool(config.get("noh", False)),
@@ -63,10 +97,10 @@ def _load_partner(
     atoms = centred(atoms)
     if n_modes == 0:
         return Partner.rigid(atoms), centre
-    mask = _load_npy(setup_dir / f"lightdock_{Path(base).stem}_mask.npy").astype(bool)
+    mask = _load_npy(setup_dir / mask_name(pdb_name)).astype(bool)
     if mask.shape != (len(atoms),):
         raise InputFileError(
-            f"{setup_dir / f'lightdock_{Path(base).stem}_mask.npy'}: mask has {mask.shape[0]} "
+            f"{setup_dir / mask_name(pdb_name)}: mask has {mask.shape[0]} "
             f"entries but {pdb} has {len(atoms)} atoms"
         )
     modes = _load_npy(setup_dir / modes_file).astype(np.float64)
@@ -107,7 +141,29 @@ def load_setup(setup_dir: str | os.PathLike[str]) -> DockingSetup:
         setup_dir, config["receptor_pdb"], REC_MODES_FILE, n_rec, config
     )
     ligand, _ = _load_partner(setup_dir, config["ligand_pdb"], LIG_MODES_FILE, n_lig, config)
-    return DockingSetup(setup_dir, receptor, ligand, PoseLayout(n_rec, n_lig), config, rec_centre)
+    return DockingSetup(
+        setup_dir,
+        receptor,
+        ligand,
+        PoseLayout(n_rec, n_lig),
+        config,
+        rec_centre,
+        model_frame(rec_centre, config),
+    )
+
+
+def model_frame(file_centre: np.ndarray, config: dict) -> np.ndarray:
+    """Where models put the centred receptor.
+
+    A parsed file that is centred (LightDock's and sparkledock's setups write it so) goes back
+    to the input's frame that sparkledock's ``setup.json`` records, or stays in LightDock's
+    centred frame for LightDock's setups. A parsed file that is not centred (an original
+    structure copied over it, as HADDOCK3's LightDock module does) keeps its own frame.
+    """
+    recorded = (config.get(FRAME_KEY) or {}) if isinstance(config.get(FRAME_KEY), dict) else {}
+    if np.linalg.norm(file_centre) > CENTRED_TOLERANCE_A or "receptor_centre" not in recorded:
+        return file_centre
+    return file_centre + np.asarray(recorded["receptor_centre"], dtype=np.float64)
 
 
 def read_poses(path: str | os.PathLike[str], layout: PoseLayout) -> np.ndarray:

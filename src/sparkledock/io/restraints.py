@@ -152,6 +152,41 @@ def format_restraints(restraints: Restraints) -> str:
     return "".join(lines)
 
 
+def restraint_lists(side: SideRestraints) -> dict[str, list[str]]:
+    """One side's restraints as LightDock's ``setup.json`` stores them."""
+    return {
+        "active": list(side.active),
+        "passive": list(side.passive),
+        "blocked": list(side.blocked),
+    }
+
+
+def restraints_from_config(config: dict, source: str) -> Restraints | None:
+    """The restraints a ``setup.json`` carries (``receptor_restraints``/``ligand_restraints``,
+    what LightDock's simulation reads), or None when it has none.
+
+    Raises:
+        InputFileError: the keys are present but malformed.
+    """
+    if not config.get("receptor_restraints") and not config.get("ligand_restraints"):
+        return None
+    result = Restraints(source=source)
+    for key, side in (
+        ("receptor_restraints", result.receptor),
+        ("ligand_restraints", result.ligand),
+    ):
+        value = config.get(key) or {}
+        if not isinstance(value, dict):
+            raise InputFileError(f"{source}: {key} must map active/passive/blocked to residues")
+        for kind in ("active", "passive", "blocked"):
+            for rid in value.get(kind) or []:
+                try:
+                    side.add(kind, parse_residue_id(str(rid)))
+                except ValueError:
+                    raise InputFileError(f"{source}: {key}: malformed residue {rid!r}") from None
+    return result
+
+
 def read_any_restraints(path: str | os.PathLike[str], receptor: Atoms, ligand: Atoms) -> Restraints:
     """A restraints file of either format: HADDOCK ``.tbl`` (needs the partners' atoms for
     residue names) or LightDock's."""

@@ -5,20 +5,38 @@ from __future__ import annotations
 import io
 import json
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from .. import __version__
 from ..anm import normal_modes
-from ..errors import InputFileError
+from ..errors import InputFileError, SparkledockError, SparkledockWarning
 from ..fileutil import atomic_write_bytes, atomic_write_text
-from ..io.lightdock import write_poses
-from ..io.restraints import Restraints, format_restraints, read_any_restraints
+from ..io.lightdock import (
+    FRAME_KEY,
+    LIG_MODES_FILE,
+    REC_MODES_FILE,
+    lightdock_name,
+    mask_name,
+    write_poses,
+)
+from ..io.restraints import Restraints, format_restraints, read_any_restraints, restraint_lists
 from ..partner import Partner
 from ..pose import PoseLayout
 from ..scoring.dfire import atom_types
-from ..structure import Atoms, centred, clean, read_structure, write_structure
+from ..structure import (
+    MMCIF_SUFFIXES,
+    PDB_SUFFIXES,
+    Atoms,
+    centre_of_coordinates,
+    centred,
+    clean,
+    read_structure,
+    write_structure,
+)
 from .poses import DEFAULT_SWARM_RADIUS_A, initial_poses
 from .surface import swarm_count
 from .swarms import swarm_centres
@@ -51,9 +69,66 @@ def _npy_bytes(array: np.ndarray) -> bytes:
     return buffer.getvalue()
 
 
-def _load(path: Path, options: SetupOptions) -> Atoms:
+def _check_options(options: SetupOptions) -> None:
+    """Refuse impossible option values before any work (one line each)."""
+    if options.glowworms < 1:
+        raise SparkledockError(f"glowworms must be at least 1, got {options.glowworms}")
+    if options.swarms < 0:
+        raise SparkledockError(f"swarms must be 0 (LightDock's rule) or more, got {options.swarms}")
+    if options.anm and (options.anm_rec < 0 or options.anm_lig < 0):
+        raise SparkledockError("normal-mode counts must not be negative")
+    if options.swarm_radius <= 0:
+        raise SparkledockError(f"swarm radius must be positive, got {options.swarm_radius}")
+
+
+def _check_output(out: Path) -> None:
+    """The setup folder must be a folder we can create (not a file, nor under one)."""
+    for parent in (out, *out.parents):
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputFileError(f"{out}: cannot create a folder there ({parent} is a file)")
+            return
+
+
+def setup_names(receptor: Path, ligand: Path) -> tuple[str, str]:
+    """The names a setup gives its two structures (``receptor_pdb``/``ligand_pdb``).
+
+    LightDock's tools read PDB files named after the inputs: a ``.gz`` suffix is dropped and
+    mmCIF becomes ``.pdb``. Inputs with the same file name (from different folders) would
+    overwrite each other, so both get a ``receptor_``/``ligand_`` prefix, with a warning.
+    """
+
+    def plain(path: Path) -> str:
+        name = path.name[:-3] if path.name.lower().endswith(".gz") else path.name
+        stem, suffix = os.path.splitext(name)
+        return f"{stem}.pdb" if suffix.lower() in (*MMCIF_SUFFIXES, "") else name
+
+    rec, lig = plain(receptor), plain(ligand)
+    if rec == lig:
+        warnings.warn(
+            f"{ligand}: same file name as the receptor {receptor}; the setup calls them "
+            f"receptor_{rec} and ligand_{lig}",
+            SparkledockWarning,
+            stacklevel=3,
+        )
+        rec, lig = f"receptor_{rec}", f"ligand_{lig}"
+    return rec, lig
+
+
+def _write_original(raw: Atoms, source: Path, target: Path) -> None:
+    """The input structure beside the setup (LightDock's tools expect it there): a byte copy
+    of a plain PDB, else the structure rewritten as PDB. Never the input itself."""
+    if target.exists() and target.resolve() == source.resolve():
+        return
+    if source.name == target.name and source.suffix.lower() in PDB_SUFFIXES:
+        atomic_write_bytes(target, source.read_bytes())
+    else:
+        write_structure(raw, target)
+
+
+def _load(raw: Atoms, path: Path, options: SetupOptions) -> Atoms:
     atoms = clean(
-        read_structure(path),
+        raw,
         remove_hydrogens=options.noh,
         remove_water=options.now,
         remove_oxt=options.noxt,
@@ -118,7 +193,11 @@ def prepare_setup(
     """
     out = Path(output)
     rec_path, lig_path = Path(receptor), Path(ligand)
-    rec_atoms, lig_atoms = _load(rec_path, options), _load(lig_path, options)
+    _check_options(options)
+    _check_output(out)
+    rec_name, lig_name = setup_names(rec_path, lig_path)
+    rec_raw, lig_raw = read_structure(rec_path), read_structure(lig_path)
+    rec_atoms, lig_atoms = _load(rec_raw, rec_path, options), _load(lig_raw, lig_path, options)
     rec_c, lig_c = centred(rec_atoms), centred(lig_atoms)
 
     parsed: Restraints | None = None
@@ -171,21 +250,32 @@ def prepare_setup(
         lig_sites=lig_sites,
     )
 
-    out.mkdir(parents=True, exist_ok=True)
-    for atoms, path in ((rec_atoms, rec_path), (lig_atoms, lig_path)):
-        write_structure(atoms, out / f"lightdock_{path.name}")
+    # everything that can fail is computed before the first file is written
+    modes_of = {}
     for atoms, path, n, modes_file in (
-        (rec_c, rec_path, n_rec, "lightdock_rec.nm.npy"),
-        (lig_c, lig_path, n_lig, "lightdock_lig.nm.npy"),
+        (rec_c, rec_path, n_rec, REC_MODES_FILE),
+        (lig_c, lig_path, n_lig, LIG_MODES_FILE),
     ):
         if n:
-            modes, mask = normal_modes(
+            modes_of[modes_file] = normal_modes(
                 atoms, n_modes=n, rmsd=options.anm_rmsd, seed=options.seed, source=str(path)
             )
-            atomic_write_bytes(out / modes_file, _npy_bytes(modes))
         else:
-            mask = np.ones(len(atoms), dtype=bool)
-        atomic_write_bytes(out / f"lightdock_{path.stem}_mask.npy", _npy_bytes(mask))
+            modes_of[modes_file] = (None, np.ones(len(atoms), dtype=bool))
+
+    out.mkdir(parents=True, exist_ok=True)
+    for raw, path, name, atoms in (
+        (rec_raw, rec_path, rec_name, rec_c),
+        (lig_raw, lig_path, lig_name, lig_c),
+    ):
+        _write_original(raw, path, out / name)
+        # LightDock's parsed structure: cleaned and centred (its tools read it as is)
+        write_structure(atoms, out / lightdock_name(name))
+    for name, modes_file in ((rec_name, REC_MODES_FILE), (lig_name, LIG_MODES_FILE)):
+        modes, mask = modes_of[modes_file]
+        if modes is not None:
+            atomic_write_bytes(out / modes_file, _npy_bytes(modes))
+        atomic_write_bytes(out / mask_name(name), _npy_bytes(mask))
     for swarm in ids:
         write_poses(out / "init" / f"initial_positions_{swarm}.dat", poses[swarm])
         (out / f"swarm_{swarm}").mkdir(exist_ok=True)
@@ -208,12 +298,12 @@ def prepare_setup(
         "fixed_distance": 0.0,
         "flip": False,
         "glowworms": options.glowworms,
-        "ligand_pdb": lig_path.name,
+        "ligand_pdb": lig_name,
         "membrane": False,
         "noh": options.noh,
         "now": options.now,
         "noxt": options.noxt,
-        "receptor_pdb": rec_path.name,
+        "receptor_pdb": rec_name,
         "restraints": "restraints.list" if parsed is not None else None,
         "setup_version": "0.9.4",
         "starting_points_seed": options.seed,
@@ -225,9 +315,19 @@ def prepare_setup(
         "use_anm": bool(options.anm),
         "verbose_parser": False,
         "write_starting_positions": False,
-        "sparkledock": True,
+        FRAME_KEY: {
+            "version": __version__,
+            "receptor_centre": [float(v) for v in centre_of_coordinates(rec_atoms.coords)],
+            "ligand_centre": [float(v) for v in centre_of_coordinates(lig_atoms.coords)],
+            "receptor_input": str(rec_path),
+            "ligand_input": str(lig_path),
+        },
     }
-    if parsed is not None:  # LightDock's format, whatever the input was (both tools read it)
+    if parsed is not None:
+        # the keys LightDock's lightdock3.py reads (without them it docks unrestrained)
+        config["receptor_restraints"] = restraint_lists(parsed.receptor)
+        config["ligand_restraints"] = restraint_lists(parsed.ligand)
+        # LightDock's format, whatever the input was (both tools read it)
         atomic_write_text(out / "restraints.list", format_restraints(parsed))
     atomic_write_text(out / "setup.json", json.dumps(config, indent=4, sort_keys=True) + "\n")
     return out
