@@ -350,6 +350,23 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def cmd_lightdock(args: argparse.Namespace) -> int:
+    from .lightdock_commands import main as lightdock_main
+
+    return lightdock_main(args.name, args.arguments)
+
+
+def cmd_lightdock_commands(args: argparse.Namespace) -> int:
+    from .lightdock_commands import install_commands
+
+    written = install_commands(args.folder, force=args.force)
+    print(
+        f"sparkledock: wrote {', '.join(p.name for p in written)} in {args.folder}",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sparkledock",
@@ -503,6 +520,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, help="output folder (resumes if it exists)")
     add_protocol_options(p, top_help="models per pair (10)")
     p.set_defaults(func=cmd_screen)
+
+    p = sub.add_parser(
+        "lightdock",
+        help="run a LightDock 0.9.4 command line (lightdock3_setup.py, lightdock3.py, lgd_rank.py, "
+        "lgd_top.py, ...) with sparkledock",
+    )
+    p.add_argument("name", help="LightDock's command name, e.g. lgd_top.py")
+    p.add_argument("arguments", nargs=argparse.REMAINDER, help="its arguments, as for LightDock")
+    p.set_defaults(func=cmd_lightdock)
+
+    p = sub.add_parser(
+        "lightdock-commands",
+        help="write scripts named like LightDock's commands into a folder (opt-in)",
+    )
+    p.add_argument("folder", help="where to write them (e.g. a folder early on your PATH)")
+    p.add_argument("--force", action="store_true", help="replace other programs of those names")
+    p.set_defaults(func=cmd_lightdock_commands)
 
     p = sub.add_parser("demo", help="score the bundled 2X9A example and compare with LightDock")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")

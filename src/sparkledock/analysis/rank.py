@@ -52,18 +52,27 @@ def read_cluster_repr(path: str | os.PathLike[str]) -> list[int]:
 
 
 def rank(
-    root: str | os.PathLike[str], swarms: list[int], step: int, use_clusters: bool = True
+    root: str | os.PathLike[str],
+    swarms: list[int],
+    step: int,
+    use_clusters: bool = True,
+    *,
+    require_clusters: bool = True,
+    gso_name: str | None = None,
 ) -> list[Ranked]:
-    """Representatives (or all glowworms) of the swarms at ``step``, best score first."""
+    """Representatives (or all glowworms) of the swarms at ``step``, best score first.
+
+    With ``require_clusters=False`` a swarm without ``cluster.repr`` contributes all its
+    glowworms (LightDock's ``lgd_rank.py``); ``gso_name`` reads another file than
+    ``gso_<step>.out`` in each swarm folder.
+    """
     root = Path(root)
     solutions = []
     for swarm in swarms:
-        data = read_gso_output(root / f"swarm_{swarm}" / f"gso_{step}.out")
-        ids = (
-            read_cluster_repr(root / f"swarm_{swarm}" / "cluster.repr")
-            if use_clusters
-            else range(len(data.scores))
-        )
+        folder = root / f"swarm_{swarm}"
+        data = read_gso_output(folder / (gso_name or f"gso_{step}.out"))
+        clustered = use_clusters and (require_clusters or (folder / "cluster.repr").is_file())
+        ids = read_cluster_repr(folder / "cluster.repr") if clustered else range(len(data.scores))
         solutions.extend(
             Ranked(
                 swarm,

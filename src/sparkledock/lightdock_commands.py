@@ -1,0 +1,529 @@
+"""LightDock 0.9.4's command lines, run by sparkledock.
+
+Pipelines written for LightDock (HADDOCK3's ``[lightdock]`` module among them) call
+``lightdock3_setup.py``, ``lightdock3.py``, ``lgd_rank.py``, ``lgd_top.py`` and friends with
+LightDock's option spellings. :func:`main` parses exactly those spellings and runs sparkledock's
+stages, writing LightDock's files in LightDock's places (the current folder, the swarm
+folders, the ranking's folder). ``lightdock3.py`` runs exact mode: LightDock's random stream
+and its pairing of swarms with starting files, so trajectories are LightDock's own.
+
+An option LightDock has and sparkledock has not built yet is refused in one line (never
+misread: ``-sd 50`` is the surface density, not ``-s d``); its LightDock default is accepted.
+Nothing is installed under LightDock's names unless asked: ``sparkledock lightdock-commands
+DIR`` writes the scripts into ``DIR``, and ``sparkledock lightdock NAME ARGS`` runs one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import stat
+import sys
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from . import __version__
+from .errors import InputFileError, SparkledockError
+from .fileutil import atomic_write_text
+
+#: LightDock 0.9.4 defaults of options that sparkledock accepts only at these values.
+LIGHTDOCK_DEFAULTS = {
+    "surface_density": 50.0,
+    "fixed_distance": 0.0,
+    "swarms_per_restraint": 20,
+    "translation_step": 0.5,
+    "rotation_step": 0.5,
+    "nmodes_step": 0.5,
+}
+#: What ``lightdock3.py -s`` accepts: LightDock's fastdfire is sparkledock's dfire.
+SCORING_NAMES = {"fastdfire": "dfire"}
+#: Marks the scripts that :func:`install_commands` writes (so it never overwrites others).
+SCRIPT_MARK = "written by `sparkledock lightdock-commands`"
+
+
+def _refuse(option: str, why: str = "") -> SparkledockError:
+    return SparkledockError(
+        f"{option} is not built in sparkledock yet{f' ({why})' if why else ''}; "
+        "leave it at LightDock's default"
+    )
+
+
+def _check_defaults(args: argparse.Namespace, spellings: dict[str, str]) -> None:
+    for dest, spelling in spellings.items():
+        if getattr(args, dest) != LIGHTDOCK_DEFAULTS[dest]:
+            raise _refuse(f"{spelling} {getattr(args, dest)}")
+
+
+def _flag(p: argparse.ArgumentParser, *names: str, dest: str) -> None:
+    p.add_argument(*names, dest=dest, action="store_true", default=False)
+
+
+def _find_setup(explicit: str | None, *near: Path) -> Path:
+    """The setup folder: ``--setup`` if given, else the first of ``near`` (and the current
+    folder) that holds ``setup.json``."""
+    if explicit:
+        path = Path(explicit)
+        return path if path.is_dir() else path.parent
+    for folder in (*near, Path.cwd()):
+        if (folder / "setup.json").is_file():
+            return folder
+    raise InputFileError("no setup.json here nor beside the inputs (give --setup setup.json)")
+
+
+def _check_structures(setup_dir: Path, receptor: str, ligand: str) -> None:
+    """LightDock's tools read ``lightdock_<name>`` beside each named structure; sparkledock
+    reads the setup's. Refuse names that are not the setup's, rather than mixing files."""
+    config = json.loads((setup_dir / "setup.json").read_text())
+    for given, key in ((receptor, "receptor_pdb"), (ligand, "ligand_pdb")):
+        if not Path(given).exists():
+            raise InputFileError(f"{given}: no such file")
+        if Path(given).name != Path(config[key]).name:
+            raise InputFileError(
+                f"{given}: the setup in {setup_dir} docks {config[key]} as its {key.split('_')[0]}"
+            )
+
+
+# --- lightdock3_setup.py ---------------------------------------------------------------
+
+
+def _setup_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="lightdock3_setup.py")
+    p.add_argument("receptor_pdb")
+    p.add_argument("ligand_pdb")
+    p.add_argument("-s", "--s", "--swarms", dest="swarms", type=int, default=0)
+    p.add_argument("-g", "--g", "--glowworms", dest="glowworms", type=int, default=200)
+    p.add_argument(
+        "--seed_points", "-seed_points", dest="starting_points_seed", type=int, default=324324
+    )
+    _flag(p, "--noxt", "-noxt", dest="noxt")
+    _flag(p, "--noh", "-noh", dest="noh")
+    _flag(p, "--now", "-now", dest="now")
+    _flag(p, "--verbose_parser", "-verbose_parser", dest="verbose_parser")
+    _flag(p, "-anm", "--anm", dest="use_anm")
+    p.add_argument("--seed_anm", "-seed_anm", dest="anm_seed", type=int, default=324324)
+    p.add_argument("--anm_rec_rmsd", "-anm_rec_rmsd", dest="anm_rec_rmsd", type=float, default=0.5)
+    p.add_argument("--anm_lig_rmsd", "-anm_lig_rmsd", dest="anm_lig_rmsd", type=float, default=0.5)
+    p.add_argument("-ar", "--ar", "-anm_rec", "--anm_rec", dest="anm_rec", type=int, default=10)
+    p.add_argument("-al", "--al", "-anm_lig", "--anm_lig", dest="anm_lig", type=int, default=10)
+    p.add_argument("-r", "--r", "-rst", "--rst", dest="restraints", default=None)
+    _flag(p, "-membrane", "--membrane", dest="membrane")
+    _flag(p, "-transmembrane", "--transmembrane", dest="transmembrane")
+    _flag(
+        p,
+        "-sp",
+        "--sp",
+        "-starting_positions",
+        "--starting_positions",
+        dest="write_starting_positions",
+    )
+    p.add_argument(
+        "-sd",
+        "--sd",
+        "-surface_density",
+        "--surface_density",
+        dest="surface_density",
+        type=float,
+        default=50.0,
+    )
+    p.add_argument(
+        "-sr",
+        "--sr",
+        "-swarm_radius",
+        "--swarm_radius",
+        dest="swarm_radius",
+        type=float,
+        default=10.0,
+    )
+    _flag(p, "-flip", "--flip", dest="flip")
+    p.add_argument(
+        "-fd",
+        "--fd",
+        "-fixed_distance",
+        "--fixed_distance",
+        dest="fixed_distance",
+        type=float,
+        default=0.0,
+    )
+    p.add_argument(
+        "-spr",
+        "--spr",
+        "-swarms_per_restraint",
+        "--swarms_per_restraint",
+        dest="swarms_per_restraint",
+        type=int,
+        default=20,
+    )
+    _flag(p, "--ds", "-ds", dest="dense_sampling")
+    p.add_argument(
+        "-V",
+        "-v",
+        "--version",
+        action="version",
+        version=f"lightdock3_setup.py (sparkledock {__version__})",
+    )
+    return p
+
+
+def _setup(args: argparse.Namespace) -> int:
+    from .setup.prepare import SetupOptions, prepare_setup
+
+    for dest, spelling in (
+        ("membrane", "-membrane"),
+        ("transmembrane", "-transmembrane"),
+        ("write_starting_positions", "-sp"),
+        ("flip", "--flip"),
+        ("dense_sampling", "--ds"),
+    ):
+        if getattr(args, dest):
+            raise _refuse(spelling)
+    _check_defaults(
+        args, {"surface_density": "-sd", "fixed_distance": "-fd", "swarms_per_restraint": "-spr"}
+    )
+    if args.starting_points_seed != args.anm_seed:
+        raise _refuse("--seed_points and --seed_anm with different values", "one seed for both")
+    if args.anm_rec_rmsd != args.anm_lig_rmsd:
+        raise _refuse("different --anm_rec_rmsd and --anm_lig_rmsd", "one amplitude for both")
+    if Path("setup.json").exists():
+        raise InputFileError("setup.json: a setup is already here (LightDock refuses too)")
+    options = SetupOptions(
+        glowworms=args.glowworms,
+        swarms=args.swarms,
+        anm=args.use_anm,
+        anm_rec=args.anm_rec,
+        anm_lig=args.anm_lig,
+        anm_rmsd=args.anm_rec_rmsd,
+        noxt=args.noxt,
+        noh=args.noh,
+        now=args.now,
+        seed=args.starting_points_seed,
+        swarm_radius=args.swarm_radius,
+    )
+    out = prepare_setup(
+        args.receptor_pdb, args.ligand_pdb, ".", restraints=args.restraints, options=options
+    )
+    print(f"lightdock3_setup.py: LightDock setup OK in {out.resolve()}", file=sys.stderr)
+    return 0
+
+
+# --- lightdock3.py ---------------------------------------------------------------------
+
+
+def _simulation_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="lightdock3.py")
+    p.add_argument("setup_file")
+    p.add_argument("steps", type=int)
+    p.add_argument("-f", "--file", dest="configuration_file", default=None)
+    p.add_argument("-s", "--scoring_function", dest="scoring_function", default="fastdfire")
+    p.add_argument("-sg", "--seed", dest="gso_seed", type=int, default=324324)
+    p.add_argument("-t", "--translation_step", dest="translation_step", type=float, default=0.5)
+    p.add_argument("-r", "--rotation_step", dest="rotation_step", type=float, default=0.5)
+    p.add_argument(
+        "-V",
+        "-v",
+        "--version",
+        action="version",
+        version=f"lightdock3.py (sparkledock {__version__})",
+    )
+    p.add_argument("-c", "--cores", dest="cores", type=int, default=None)
+    _flag(p, "--profile", dest="profiling")
+    _flag(p, "-mpi", "--mpi", dest="mpi")
+    p.add_argument("-ns", "--nmodes_step", dest="nmodes_step", type=float, default=0.5)
+    _flag(p, "-min", "--min", dest="local_minimization")
+    _flag(p, "--listscoring", dest="list_scoring")
+    p.add_argument("-l", "--list", dest="swarm_list", nargs="+", type=int, default=None)
+    return p
+
+
+def _simulation(args: argparse.Namespace) -> int:
+    from .cli import cmd_run
+
+    if args.list_scoring:
+        print("\n".join(SCORING_NAMES))
+        return 0
+    if args.configuration_file:
+        raise _refuse("-f (a GSO configuration file)")
+    if args.local_minimization:
+        raise _refuse("-min (local minimisation)")
+    _check_defaults(args, {"translation_step": "-t", "rotation_step": "-r", "nmodes_step": "-ns"})
+    name = args.scoring_function.lower()
+    if name not in SCORING_NAMES:
+        raise SparkledockError(
+            f"-s {args.scoring_function}: scoring function not built in sparkledock yet "
+            f"(available: {', '.join(SCORING_NAMES)}; LightDock's Python 'dfire' is not "
+            "'fastdfire')"
+        )
+    if args.cores is not None and args.cores < 1:
+        raise SparkledockError(f"-c {args.cores}: cores must be at least 1")
+    run = argparse.Namespace(
+        setup=args.setup_file,
+        steps=args.steps,
+        swarms=args.swarm_list,
+        scoring=SCORING_NAMES[name],
+        seed=args.gso_seed,
+        exact=True,
+        threads=args.cores,
+        quiet=False,
+        swarms_per_task=None,
+        backend="numba",
+        device=None,
+        precision="fp64",
+    )
+    return cmd_run(run)
+
+
+# --- lgd_rank.py -----------------------------------------------------------------------
+
+
+def _rank_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="lgd_rank.py")
+    p.add_argument("num_swarms", type=int)
+    p.add_argument("steps", type=int)
+    p.add_argument("-c", "--clashes_cutoff", dest="clashes_cutoff", type=float, default=None)
+    p.add_argument("-f", "--file_name", dest="result_file", default=None)
+    _flag(p, "--ignore_clusters", dest="ignore_clusters")
+    return p
+
+
+def _rank(args: argparse.Namespace) -> int:
+    from .analysis.rank import rank, write_ranking
+
+    if args.clashes_cutoff is not None:
+        raise _refuse("-c (clashes cutoff)")
+    if args.num_swarms < 1:
+        raise SparkledockError(f"num_swarms must be at least 1, got {args.num_swarms}")
+    root = Path.cwd()
+    ranking = rank(
+        root,
+        list(range(args.num_swarms)),
+        args.steps,
+        use_clusters=not args.ignore_clusters,
+        require_clusters=False,
+        gso_name=args.result_file,
+    )
+    write_ranking(root / "rank_by_scoring.list", ranking)
+    by_luciferin = sorted(ranking, key=lambda r: -r.luciferin)
+    write_ranking(root / "rank_by_luciferin.list", by_luciferin)
+    print(f"lgd_rank.py: ranked {len(ranking)} solutions in rank_by_scoring.list", file=sys.stderr)
+    return 0
+
+
+# --- lgd_top.py and lgd_generate_conformations.py --------------------------------------
+
+
+def _models_parser(prog: str, third: str, fourth: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog)
+    p.add_argument("receptor_structures")
+    p.add_argument("ligand_structures")
+    p.add_argument(third)
+    p.add_argument(fourth, type=int)
+    p.add_argument("--setup", "-setup", "-s", dest="setup_file", default=None)
+    return p
+
+
+def _model_setup(args: argparse.Namespace, near: Path):
+    from .analysis.models import with_file_atoms
+    from .io.lightdock import load_setup
+
+    setup_dir = _find_setup(args.setup_file, near, Path(args.receptor_structures).parent)
+    _check_structures(setup_dir, args.receptor_structures, args.ligand_structures)
+    return with_file_atoms(load_setup(setup_dir))
+
+
+def _top(args: argparse.Namespace) -> int:
+    from .analysis.models import write_models
+    from .analysis.rank import read_ranking
+
+    if args.top < 1:
+        raise SparkledockError(f"top must be at least 1, got {args.top}")
+    ranking_file = Path(args.lightdock_ranking_file)
+    ranking = read_ranking(ranking_file)  # before any model is written
+    setup = _model_setup(args, ranking_file.parent)
+    best = ranking[: args.top]
+    poses = np.array([r.pose for r in best]).reshape(-1, setup.layout.size)
+    folder = ranking_file.parent
+    write_models(setup, poses, [folder / f"top_{i + 1}.pdb" for i in range(len(best))])
+    print(f"lgd_top.py: generated {len(best)} conformations in {folder}", file=sys.stderr)
+    return 0
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from .analysis.models import write_models
+    from .io.lightdock import read_gso_output
+
+    if args.glowworms < 1:
+        raise SparkledockError(f"glowworms must be at least 1, got {args.glowworms}")
+    gso_file = Path(args.lightdock_output)
+    data = read_gso_output(gso_file)
+    setup = _model_setup(args, gso_file.parent.parent)
+    count = min(args.glowworms, len(data.poses))
+    folder = gso_file.parent
+    write_models(setup, data.poses[:count], [folder / f"lightdock_{i}.pdb" for i in range(count)])
+    print(f"lgd_generate_conformations.py: {count} models in {folder}", file=sys.stderr)
+    return 0
+
+
+# --- lgd_cluster_bsas.py ---------------------------------------------------------------
+
+
+def _cluster_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="lgd_cluster_bsas.py")
+    p.add_argument("gso_output_file")
+    return p
+
+
+def _cluster(args: argparse.Namespace) -> int:
+    from .analysis.cluster import write_cluster_repr
+    from .io.lightdock import load_setup
+
+    gso_file = Path(args.gso_output_file).absolute()
+    setup_dir = _find_setup(None, gso_file.parent.parent)
+    target = write_cluster_repr(load_setup(setup_dir), gso_file)
+    print(f"lgd_cluster_bsas.py: wrote {target}", file=sys.stderr)
+    return 0
+
+
+# --- lgd_filter_restraints.py ----------------------------------------------------------
+
+
+def _filter_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="lgd_filter_restraints.py")
+    p.add_argument("ranking_file")
+    p.add_argument("restraints_file")
+    p.add_argument("receptor_chains")
+    p.add_argument("ligand_chains")
+    p.add_argument("--cutoff", "-cutoff", "-c", dest="cutoff", type=float, default=5.0)
+    p.add_argument("--fnat", "-fnat", "-f", dest="fnat", type=float, default=None)
+    _flag(p, "--rnuc", dest="rnuc")
+    _flag(p, "--lnuc", dest="lnuc")
+    _flag(p, "--include_passive", "-include_passive", dest="include_passive")
+    return p
+
+
+def _filter(args: argparse.Namespace) -> int:
+    from .analysis.filter import satisfaction
+    from .analysis.models import write_models
+    from .analysis.rank import read_ranking
+    from .io.lightdock import load_setup
+    from .io.restraints import read_restraints
+
+    if args.rnuc or args.lnuc:
+        raise _refuse("--rnuc/--lnuc (nucleic acids)")
+    ranking_file = Path(args.ranking_file)
+    ranking = [r for r in read_ranking(ranking_file) if r.score > 0.0]
+    restraints = read_restraints(args.restraints_file)
+    setup = load_setup(_find_setup(None, ranking_file.parent))
+    for given, partner, side in (
+        (args.receptor_chains, setup.receptor, "receptor"),
+        (args.ligand_chains, setup.ligand, "ligand"),
+    ):
+        chains = {c.strip() for c in given.split(",") if c.strip()}
+        if chains != set(partner.atoms.chain.astype(str)):
+            raise _refuse(
+                f"{side} chains {given!r}",
+                f"the {side} has chains {','.join(sorted(set(partner.atoms.chain.astype(str))))}"
+                "; filtering on a part of a partner",
+            )
+    folder = Path("filtered")
+    if folder.exists():
+        raise InputFileError(f"{folder}: folder already exists (LightDock refuses too)")
+    poses = np.array([r.pose for r in ranking]).reshape(-1, setup.layout.size)
+    fractions = satisfaction(setup, poses, restraints, args.cutoff, args.include_passive)
+    passed = [
+        (r, f)
+        for r, f in zip(ranking, fractions, strict=True)
+        if args.fnat is not None and f >= args.fnat
+    ]
+    folder.mkdir()
+    write_models(
+        setup,
+        np.array([r.pose for r, _ in passed]).reshape(-1, setup.layout.size),
+        [folder / f"swarm_{r.swarm}_{r.glowworm}.pdb" for r, _ in passed],
+    )
+    for r, f in zip(ranking, fractions, strict=True):
+        print(f"{f'swarm_{r.swarm}/lightdock_{r.glowworm}.pdb':40s}  {f:5.3f}")
+    lines = [f"swarm_{r.swarm}_{r.glowworm}.pdb   {r.score:5.3f}  {f:5.3f}\n" for r, f in passed]
+    atomic_write_text(folder / "rank_filtered.list", "".join(lines))
+    return 0
+
+
+#: LightDock's command name -> (parser, what it does).
+COMMANDS: dict[str, tuple[Callable[[], argparse.ArgumentParser], Callable[..., int]]] = {
+    "lightdock3_setup.py": (_setup_parser, _setup),
+    "lightdock3.py": (_simulation_parser, _simulation),
+    "lgd_rank.py": (_rank_parser, _rank),
+    "lgd_top.py": (
+        lambda: _models_parser("lgd_top.py", "lightdock_ranking_file", "top"),
+        _top,
+    ),
+    "lgd_generate_conformations.py": (
+        lambda: _models_parser("lgd_generate_conformations.py", "lightdock_output", "glowworms"),
+        _generate,
+    ),
+    "lgd_cluster_bsas.py": (_cluster_parser, _cluster),
+    "lgd_filter_restraints.py": (_filter_parser, _filter),
+}
+
+
+def main(name: str, argv: Sequence[str] | None = None) -> int:
+    """Run LightDock's command ``name`` with LightDock's arguments ``argv``."""
+    from .cli import _show_warning
+
+    if name not in COMMANDS:
+        print(
+            f"sparkledock: error: {name}: not a LightDock command sparkledock runs "
+            f"(it runs {', '.join(COMMANDS)})",
+            file=sys.stderr,
+        )
+        return 1
+    build, run = COMMANDS[name]
+    args = build().parse_args(list(sys.argv[1:] if argv is None else argv))
+    warnings.showwarning = _show_warning
+    try:
+        return int(run(args))
+    except SparkledockError as exc:
+        print(f"{name}: error: {exc}", file=sys.stderr)
+        return 1
+
+
+def install_commands(folder: str | os.PathLike[str], force: bool = False) -> list[Path]:
+    """Write LightDock-named scripts into ``folder`` that run :func:`main` with this Python.
+
+    A file of the same name that these scripts did not write (LightDock's own, say) is left
+    alone unless ``force``.
+
+    Raises:
+        InputFileError: ``folder`` is not a folder, or holds another program of that name.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise InputFileError(f"{folder}: no such folder")
+    clashes = [
+        folder / n
+        for n in COMMANDS
+        if (folder / n).exists() and SCRIPT_MARK not in (folder / n).read_text(errors="replace")
+    ]
+    if clashes and not force:
+        raise InputFileError(
+            f"{clashes[0]}: another program has this name (LightDock's?); use another folder "
+            "or --force"
+        )
+    written = []
+    for name in COMMANDS:
+        path = folder / name
+        path.write_text(
+            f"#!{sys.executable}\n"
+            f'"""LightDock\'s {name}, run by sparkledock ({SCRIPT_MARK})."""\n'
+            "import sys\n\n"
+            "from sparkledock.lightdock_commands import main\n\n"
+            f'sys.exit(main("{name}"))\n'
+        )
+        path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        written.append(path)
+    return written
+
+
+__all__ = ["COMMANDS", "install_commands", "main"]
