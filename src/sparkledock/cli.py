@@ -7,6 +7,7 @@ one line each on standard error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -22,6 +23,7 @@ from . import __version__
 from .api import prepare_scoring
 from .backend import BACKENDS, PRECISIONS, Engine, resolve_engine
 from .errors import SparkledockError
+from .fileutil import folder_lock
 from .io.lightdock import load_setup, read_poses
 from .scoring import SCORING_FUNCTIONS
 
@@ -129,11 +131,24 @@ def cmd_setup(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .parallel import mpi_world, run_parallel
-    from .simulation import run_simulation
+    from .parallel import mpi_world
 
     engine = engine_of(args, exact=args.exact)
     comm = mpi_world()
+    setup = Path(args.setup)
+    root = setup if setup.is_dir() else setup.parent
+    if not (root / "setup.json").is_file():
+        raise SparkledockError(f"{root / 'setup.json'}: no such file (not a setup folder?)")
+    with contextlib.ExitStack() as stack:
+        if comm is None or comm.Get_rank() == 0:  # one process at a time per setup folder
+            stack.enter_context(folder_lock(root))
+        return _run(args, engine, comm)
+
+
+def _run(args: argparse.Namespace, engine: Engine, comm) -> int:
+    from .parallel import run_parallel
+    from .simulation import run_simulation
+
     if comm is not None:
         report = run_parallel(
             args.setup,

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import csv
+import hashlib
 import html
 import io
+import json
 import os
+import shutil
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +24,7 @@ from .analysis.models import write_models
 from .analysis.rank import rank, write_ranking
 from .backend import Engine
 from .errors import InputFileError, SparkledockError, SparkledockWarning
-from .fileutil import atomic_write_text
+from .fileutil import LOCK_NAME, atomic_write_text, folder_lock
 from .io.lightdock import load_setup
 from .io.restraints import read_restraints
 from .setup.prepare import SetupOptions, prepare_setup
@@ -100,6 +104,95 @@ def _report(out: Path, history, cluster_sizes, rows, reference: bool) -> None:
     )
 
 
+#: What ``dock`` records in its output folder: the run's key, its stage and score history.
+DOCK_RECORD = "sparkledock_dock.json"
+
+
+def check_options(options: DockOptions) -> None:
+    """Refuse impossible protocol options before any work (one line each)."""
+    for name, least in (("steps", 1), ("glowworms", 1), ("swarms", 0), ("top", 1)):
+        value = getattr(options, name)
+        if value < least:
+            raise SparkledockError(f"--{name} must be at least {least}, got {value}")
+    if options.threads is not None and options.threads < 1:
+        raise SparkledockError(f"--threads must be at least 1, got {options.threads}")
+
+
+def _check_inputs(**files: str | os.PathLike[str] | None) -> None:
+    for what, path in files.items():
+        if path is not None and not Path(path).is_file():
+            raise InputFileError(f"{path}: no such {what} file")
+
+
+def dock_key(receptor, ligand, restraints, options: DockOptions) -> str:
+    """What a docking's results depend on: its input files' bytes and the protocol options
+    (not ``top``, ``threads`` or ``quiet``, which change no trajectory). A folder resumes only
+    the docking of the same key."""
+    digest = hashlib.sha256()
+    for path in (receptor, ligand, restraints):
+        digest.update(b"-" if path is None else hashlib.sha256(Path(path).read_bytes()).digest())
+    engine = options.engine
+    protocol = {
+        "steps": options.steps,
+        "glowworms": options.glowworms,
+        "swarms": options.swarms,
+        "anm": options.anm,
+        "seed": options.seed,
+        "engine": None if engine is None else [engine.backend, engine.precision],
+    }
+    digest.update(json.dumps(protocol, sort_keys=True).encode())
+    return digest.hexdigest()
+
+
+def _read_record(out: Path) -> dict:
+    try:
+        record = json.loads((out / DOCK_RECORD).read_text())
+        return record if isinstance(record, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_record(out: Path, key: str, stage: str, history=None) -> None:
+    record = {"key": key, "stage": stage, "history": [list(h) for h in history or []]}
+    atomic_write_text(out / DOCK_RECORD, json.dumps(record) + "\n")
+
+
+def _own_outputs(out: Path) -> list[Path]:
+    """What a docking writes in its folder (``--force`` removes these, and only these)."""
+    names = ("setup", "ranking.csv", "report.html", DOCK_RECORD)
+    found = [out / n for n in names if (out / n).exists()]
+    return found + sorted(out.glob("top_*.pdb")) + sorted(out.glob("top_*.cif"))
+
+
+def _remove(paths: list[Path]) -> None:
+    for path in paths:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+
+
+def _begin(out: Path, key: str, force: bool) -> dict:
+    """Decide, holding the folder's lock, whether this docking resumes; returns the record
+    to resume from (empty for a fresh start). A different docking's files are refused, or
+    removed with ``force``; files that are not a docking's are never touched."""
+    record = _read_record(out)
+    if record.get("key") == key:
+        return record
+    entries = [p for p in out.iterdir() if p.name != LOCK_NAME]
+    half_made = [p.name for p in entries] == ["setup"] and not (out / "setup/setup.json").exists()
+    if not record and half_made:  # a setup killed half-way
+        entries = []
+    if entries and not force:
+        what = "a different docking" if record else "files"
+        raise InputFileError(
+            f"{out}: output folder is not empty (it holds {what}; use --force to replace "
+            "the docking's files, or another folder)"
+        )
+    _remove(_own_outputs(out))
+    return {}
+
+
 def dock(
     receptor: str | os.PathLike[str],
     ligand: str | os.PathLike[str],
@@ -116,70 +209,125 @@ def dock(
     ``out`` receives ``top_<n>.pdb``, ``ranking.csv`` (rank, score, model, swarm, glowworm
     and, with a reference, DockQ and CAPRI class), ``report.html`` and the working ``setup/``.
 
+    Resumable: the same command (same inputs and protocol options) started again after a
+    crash or a kill continues where it stopped (the setup is kept, the run resumes from its
+    checkpoint, the analysis is redone) and ends with the same files. A folder holding another
+    docking, or other files, is refused unless ``force``, which removes the previous docking's
+    files first. A second process on the same folder is refused (a lock). A docking that
+    fails before its setup is complete leaves no folder behind.
+
     With an MPI communicator ``comm`` (more than one rank), rank 0 prepares and analyses,
     every rank runs swarms (:func:`sparkledock.parallel.run_parallel`); only rank 0 returns
     the folder, the others None.
 
     Raises:
-        InputFileError: ``out`` exists and is not empty (unless ``force``), or bad inputs.
+        SparkledockError: bad options or inputs, a busy or foreign output folder (one line).
     """
     out = Path(out)
-    if comm is not None and comm.Get_size() > 1:
-        from .parallel import run_parallel, share_error
-
-        setup_dir: Any = None
-        if comm.Get_rank() == 0:
+    parallel = comm is not None and comm.Get_size() > 1
+    lead = not parallel or comm.Get_rank() == 0
+    with contextlib.ExitStack() as stack:
+        key = ""
+        record: Any = {}
+        if lead:
             try:
-                setup_dir = _prepare(receptor, ligand, out, restraints, options, force)
+                check_options(options)
+                _check_inputs(
+                    receptor=receptor, ligand=ligand, restraints=restraints, reference=reference
+                )
+                check_output_folder(out)
+                created = not out.exists()
+                stack.enter_context(folder_lock(out))
+                if created:
+                    stack.callback(_forget_unfinished, out)
+                key = dock_key(receptor, ligand, restraints, options)
+                record = _begin(out, key, force)
+                if not record:
+                    _prepare(receptor, ligand, out, restraints, options)
+                    _write_record(out, key, "setup")
+                    record = _read_record(out)
             except SparkledockError as exc:
-                setup_dir = exc
-        setup_dir = share_error(setup_dir, comm)
-        report = run_parallel(
-            setup_dir,
-            options.steps,
-            comm,
-            seed=options.seed,
-            threads=options.threads,
-            engine=options.engine,
-            quiet=options.quiet,
-        )
-        if report is None:
+                record = exc
+        if parallel:
+            from .parallel import share_error
+
+            record = share_error(record, comm)
+        elif isinstance(record, SparkledockError):
+            raise record
+        setup_dir = out / "setup"
+        if record.get("stage") in ("run", "done"):  # every rank has rank 0's record
+            history = [tuple(h) for h in record["history"]]
+        elif parallel:
+            from .parallel import run_parallel
+
+            report = run_parallel(
+                setup_dir,
+                options.steps,
+                comm,
+                seed=options.seed,
+                threads=options.threads,
+                engine=options.engine,
+                quiet=options.quiet,
+            )
+            if report is None:
+                return None
+            history = report.history
+        else:
+            history = []
+            run_simulation(
+                setup_dir,
+                options.steps,
+                seed=options.seed,
+                threads=options.threads,
+                quiet=options.quiet,
+                history=history,
+                engine=options.engine,
+            )
+        if not lead:
             return None
-        return _analyse(out, setup_dir, restraints, reference, options, report.history)
-    setup_dir = _prepare(receptor, ligand, out, restraints, options, force)
-    history: list[tuple[int, float, float]] = []
-    run_simulation(
-        setup_dir,
-        options.steps,
-        seed=options.seed,
-        threads=options.threads,
-        quiet=options.quiet,
-        history=history,
-        engine=options.engine,
-    )
-    return _analyse(out, setup_dir, restraints, reference, options, history)
+        _write_record(out, key, "run", history)
+        _analyse(out, setup_dir, restraints, reference, options, history)
+        _write_record(out, key, "done", history)
+        return out
 
 
-def _prepare(receptor, ligand, out: Path, restraints, options: DockOptions, force: bool) -> Path:
-    """Check the output folder and write the setup (``OUT/setup``)."""
-    if out.exists() and any(out.iterdir()) and not force:
-        raise InputFileError(f"{out}: output folder is not empty (use --force to reuse it)")
-    out.mkdir(parents=True, exist_ok=True)
-    return prepare_setup(
-        receptor,
-        ligand,
-        out / "setup",
-        restraints=restraints,
-        options=SetupOptions(
-            glowworms=options.glowworms,
-            swarms=options.swarms,
-            anm=options.anm,
-            noxt=True,
-            noh=True,
-            now=True,
-            seed=options.seed,
-        ),
-    )
+def check_output_folder(out: Path) -> None:
+    """The output folder must be a folder we can create (not a file, nor under one)."""
+    for parent in (out, *out.parents):
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputFileError(f"{out}: cannot create a folder there ({parent} is a file)")
+            return
+
+
+def _forget_unfinished(out: Path) -> None:
+    """Remove a folder this docking created if it holds nothing resumable (no finished
+    setup): a failed docking leaves no empty or half-made folder behind."""
+    if out.is_dir() and not (out / DOCK_RECORD).exists():
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def _prepare(receptor, ligand, out: Path, restraints, options: DockOptions) -> Path:
+    """Write the setup (``OUT/setup``); a half-written one is removed on failure."""
+    try:
+        return prepare_setup(
+            receptor,
+            ligand,
+            out / "setup",
+            restraints=restraints,
+            options=SetupOptions(
+                glowworms=options.glowworms,
+                swarms=options.swarms,
+                anm=options.anm,
+                noxt=True,
+                noh=True,
+                now=True,
+                seed=options.seed,
+            ),
+        )
+    except BaseException:
+        shutil.rmtree(out / "setup", ignore_errors=True)
+        raise
 
 
 def _analyse(out: Path, setup_dir: Path, restraints, reference, options: DockOptions, history):

@@ -1,25 +1,43 @@
-"""File helpers shared by writers."""
+"""File helpers shared by writers: atomic writes that honour the umask, folder locks."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+
+from .errors import InputFileError
+
+#: The lock file that marks a folder as in use by one sparkledock process.
+LOCK_NAME = ".sparkledock.lock"
+#: Temporary files of :func:`atomic_write_bytes` are named ``.<target>.<random>.tmp``.
+TMP_SUFFIX = ".tmp"
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder.
 
     The target is replaced (after an fsync) only once the new content is complete, so an
-    error or a kill never leaves a half-written file in place of a good one.
+    error or a kill never leaves a half-written file in place of a good one. The file gets
+    the permissions an ordinary ``open`` would give it (0666 less the umask).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TMP_SUFFIX)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
+            os.fchmod(handle.fileno(), 0o666 & ~_umask())
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
@@ -30,3 +48,44 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically, as :func:`atomic_write_bytes`."""
     atomic_write_bytes(path, text.encode())
+
+
+def remove_orphan_temporaries(folder: Path) -> int:
+    """Remove the temporary files that killed writers left under ``folder`` (call it only
+    while holding the folder's lock); returns how many."""
+    count = 0
+    for tmp in folder.rglob(f".*{TMP_SUFFIX}"):
+        if tmp.is_file() and tmp.name.count(".") >= 3:
+            tmp.unlink(missing_ok=True)
+            count += 1
+    return count
+
+
+@contextlib.contextmanager
+def folder_lock(folder: str | os.PathLike[str]) -> Iterator[Path]:
+    """Hold ``folder`` for this process: a second sparkledock process on the same folder
+    refuses at once instead of mixing its files with ours. Orphan temporary files of an
+    earlier, killed process are removed once the lock is held.
+
+    Raises:
+        InputFileError: another process holds the folder (its pid in the message).
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    lock = folder / LOCK_NAME
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666 & ~_umask())
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            raise InputFileError(
+                f"{folder}: another sparkledock process (pid {holder}) is using this folder; "
+                "wait for it to finish or use another folder"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        remove_orphan_temporaries(folder)
+        yield folder
+    finally:
+        os.close(fd)  # releases the lock

@@ -9,18 +9,20 @@ finished setups, swarms (their done markers) and analyses are not redone.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import os
+import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .docking import DockOptions, _analyse, _prepare
-from .errors import InputFileError, SparkledockError
-from .fileutil import atomic_write_text
+from .docking import DockOptions, _analyse, _prepare, check_options, check_output_folder
+from .errors import InputFileError, SparkledockError, SparkledockWarning
+from .fileutil import atomic_write_text, folder_lock
 from .parallel import run_tasks
 
 REQUIRED = ("name", "receptor", "ligand")
@@ -52,9 +54,19 @@ def read_pairs(path: str | os.PathLike[str]) -> list[Pair]:
     missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
     if missing:
         raise InputFileError(f"{path}:1: missing column {missing[0]!r} (need name,receptor,ligand)")
+    extra = [c for c in reader.fieldnames or [] if c not in (*REQUIRED, "restraints")]
+    if extra:
+        warnings.warn(
+            f"{path}:1: column {extra[0]!r} is not one screen reads "
+            "(name, receptor, ligand, restraints); it is ignored",
+            SparkledockWarning,
+            stacklevel=2,
+        )
     pairs: list[Pair] = []
     seen: set[str] = set()
     for line, row in enumerate(reader, start=2):
+        if None in row:  # more fields than the header has
+            raise InputFileError(f"{path}:{line}: more fields than the header's columns")
         name = (row.get("name") or "").strip()
         if not name or "/" in name or name.startswith("."):
             raise InputFileError(f"{path}:{line}: bad pair name {name!r}")
@@ -88,17 +100,27 @@ def screen(
 ) -> Path | None:
     """Dock every pair of ``pairs_file`` into ``out``; returns ``out/summary.csv`` (rank 0)."""
     options = options or DockOptions()
+    check_options(options)
     rank, size = (comm.Get_rank(), comm.Get_size()) if comm is not None else (0, 1)
     pairs = read_pairs(pairs_file)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    check_output_folder(out)
+    with contextlib.ExitStack() as stack:
+        if rank == 0:  # one process (job) at a time per screen folder
+            stack.enter_context(folder_lock(out))
+        return _screen(pairs, out, options, comm, rank, size)
+
+
+def _screen(
+    pairs: list[Pair], out: Path, options: DockOptions, comm: Any, rank: int, size: int
+) -> Path | None:
     error: SparkledockError | None = None
     for i, pair in enumerate(pairs):  # setups, shared out round-robin
         setup_dir = out / pair.name / "setup"
         if i % size != rank or (setup_dir / "setup.json").is_file():
             continue
         try:
-            _prepare(pair.receptor, pair.ligand, out / pair.name, pair.restraints, options, True)
+            _prepare(pair.receptor, pair.ligand, out / pair.name, pair.restraints, options)
         except SparkledockError as exc:
             error = SparkledockError(f"pair {pair.name}: {exc}")
             break

@@ -176,13 +176,19 @@ def _save_checkpoint(
     group: Sequence[int],
     state: gso.SwarmState | None,
     rng_state: np.ndarray | None,
+    logs: Sequence[_Log] = (),
 ) -> None:
-    """Swarms finished so far, and the state of the group in flight (if any)."""
+    """Swarms finished so far, and the state of the group in flight (if any); ``logs`` are the
+    per-step logs of the finished groups, then the group in flight's (so a resumed run reports
+    every step's history)."""
     buffer = io.BytesIO()
+    rows = [(k, *row) for k, log in enumerate(logs) for row in log]
     fields: dict[str, np.ndarray] = {
         "spec": np.array(spec.key()),
         "done": np.asarray(done, dtype=np.int64),
         "group": np.asarray(group if state is not None else [], dtype=np.int64),
+        "logs": np.asarray(rows, dtype=np.float64).reshape(-1, 5),
+        "n_logs": np.asarray(len(logs)),
     }
     if state is not None and rng_state is not None:
         fields.update(
@@ -205,6 +211,16 @@ class _Resume:
     group: tuple[int, ...]
     state: gso.SwarmState | None
     rng: np.ndarray | None
+    #: per-step logs of the finished groups, and of the group in flight
+    finished_logs: list[_Log]
+    in_flight_log: _Log
+
+
+def _unpack_logs(rows: np.ndarray, count: int) -> list[_Log]:
+    logs: list[_Log] = [[] for _ in range(count)]
+    for k, step, best, mean, n in rows:
+        logs[int(k)].append((int(step), float(best), float(mean), int(n)))
+    return logs
 
 
 def _load_checkpoint(path: Path, spec: RunSpec) -> _Resume | None:
@@ -230,7 +246,10 @@ def _load_checkpoint(path: Path, spec: RunSpec) -> _Resume | None:
                     moved=data["moved"],
                 )
                 rng = data["rng"]
-            return _Resume([int(s) for s in data["done"]], group, state, rng)
+            has_logs = "logs" in data.files  # (checkpoints of earlier versions have none)
+            logs = _unpack_logs(data["logs"], int(data["n_logs"])) if has_logs else []
+            in_flight = logs.pop() if group and logs else []
+            return _Resume([int(s) for s in data["done"]], group, state, rng, logs, in_flight)
     except (OSError, ValueError, KeyError) as exc:
         raise InputFileError(f"{path}: unreadable checkpoint ({exc}); delete it") from None
 
@@ -345,19 +364,23 @@ def run_simulation(
 
     progress = _Progress(steps * len(todo), quiet)
     per_group: list[_Log] = []
+    in_flight: _Log = []
+    if resumed is not None:
+        per_group, in_flight = resumed.finished_logs, resumed.in_flight_log
     for group in groups:
         rng = (
             gso.ExactRandom(seed, len(group)) if exact else gso.CounterRandom(seed, np.array(group))
         )
+        log: _Log = []
         if resumed is not None and resumed.group == group and resumed.state is not None:
             state = resumed.state
             rng.restore(resumed.rng)
+            log = [row for row in in_flight if row[0] <= state.step]
         else:
             state = gso.initial_state(np.stack([starts[s] for s in group]))
             _save_outputs(root, group, state)
-        log: _Log = []
         if engine.on_torch:
-            run = _GroupRun(checkpoint, spec, done, group, rng, log, progress)
+            run = _GroupRun(checkpoint, spec, done, group, rng, log, progress, per_group)
             _run_group_torch(run, state, scorer, centre, setup.layout)
         else:
             while state.step < steps:
@@ -366,13 +389,15 @@ def run_simulation(
                 log.append((state.step, float(scores.max()), float(scores.mean()), len(group)))
                 if state.step % SAVE_EVERY == 0 or state.step == steps:
                     _save_outputs(root, group, state)
-                    _save_checkpoint(checkpoint, spec, done, group, state, rng.state())
+                    _save_checkpoint(
+                        checkpoint, spec, done, group, state, rng.state(), [*per_group, log]
+                    )
                 progress.advance(len(group))
         done.extend(group)
         for swarm in group:
             atomic_write_text(root / f"swarm_{swarm}" / DONE_MARKER, spec.done_key() + "\n")
-        _save_checkpoint(checkpoint, spec, done, (), None, None)
         per_group.append(log)
+        _save_checkpoint(checkpoint, spec, done, (), None, None, per_group)
     if history is not None:
         history.extend(_combine(per_group))
     if report is not None and engine.device.startswith("cuda"):
@@ -394,6 +419,7 @@ class _GroupRun:
     rng: gso.ExactRandom | gso.CounterRandom
     log: _Log
     progress: _Progress
+    finished_logs: list[_Log]
 
 
 def _run_group_torch(
@@ -428,7 +454,9 @@ def _run_group_torch(
         for i, (best, mean) in enumerate(swarms.take_history()):
             log.append((first + i + 1, best, mean, len(group)))
         _save_outputs(root, group, host)
-        _save_checkpoint(checkpoint, spec, done, group, host, rng.state())
+        _save_checkpoint(
+            checkpoint, spec, done, group, host, rng.state(), [*run.finished_logs, log]
+        )
         run.progress.advance(len(group) * (stop - first))
 
 

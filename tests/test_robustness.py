@@ -1,0 +1,173 @@
+"""Crashes, second runs and concurrent runs: resume, --force, locks, umask, nothing left
+half-made."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import BENCH, writable_setup
+from sparkledock.cli import main
+from sparkledock.docking import DOCK_RECORD
+from sparkledock.fileutil import atomic_write_text, folder_lock
+from sparkledock.simulation import CHECKPOINT
+
+SRC = BENCH / "2X9A"
+
+
+def _dock_args(out: Path, *extra: str, ligand: Path = SRC / "2X9A_l_u.pdb") -> list[str]:
+    return [
+        "dock",
+        str(SRC / "2X9A_r_u.pdb"),
+        str(ligand),
+        "-r",
+        str(SRC / "restraints.list"),
+        "-o",
+        str(out),
+        "-g",
+        "10",
+        "-s",
+        "3",
+        "--quiet",
+        "--threads",
+        "1",
+        *extra,
+    ]
+
+
+def _results(out: Path) -> dict[str, str]:
+    names = ["ranking.csv", *sorted(p.name for p in out.glob("top_*.pdb"))]
+    files = {n: (out / n).read_text() for n in names}
+    files["history"] = json.dumps(json.loads((out / DOCK_RECORD).read_text())["history"])
+    return files
+
+
+def test_umask_is_honoured(tmp_path):
+    old = os.umask(0o027)
+    try:
+        atomic_write_text(tmp_path / "a.txt", "x")
+        assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o640
+        os.umask(0o002)
+        atomic_write_text(tmp_path / "b.txt", "x")
+        assert (tmp_path / "b.txt").stat().st_mode & 0o777 == 0o664
+    finally:
+        os.umask(old)
+
+
+def test_dock_resumes_after_a_kill_and_ends_as_an_uninterrupted_run(tmp_path):
+    reference = tmp_path / "reference"
+    assert main(_dock_args(reference, "--steps", "40")) == 0
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "sparkledock.cli", *_dock_args(out, "--steps", "40")]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 180
+    while not (out / "setup" / CHECKPOINT).exists() and proc.poll() is None:
+        assert time.time() < deadline
+        time.sleep(0.01)
+    os.kill(proc.pid, signal.SIGKILL)  # mid-run, right after a checkpoint
+    proc.wait()
+    assert (out / "setup" / CHECKPOINT).exists() and not (out / "ranking.csv").exists()
+    (out / "setup" / ".gso_0.out.orphan.tmp").write_text("left by a killed writer")
+    assert subprocess.run(cmd, check=False).returncode == 0  # the same command again
+    assert _results(out) == _results(reference)
+    assert not list(out.rglob("*.tmp"))
+    # and once more: nothing is redone wrongly, the results stay
+    assert main(_dock_args(out, "--steps", "40")) == 0
+    assert _results(out) == _results(reference)
+
+
+def test_force_replaces_a_different_docking_and_nothing_else(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(_dock_args(out, "--steps", "3", "--top", "3")) == 0
+    (out / "notes.txt").write_text("mine")
+    old_key = json.loads((out / DOCK_RECORD).read_text())["key"]
+    other = tmp_path / "lig.pdb"
+    shutil.copy(SRC / "2X9A_l_u.pdb", other)
+    with other.open("a") as handle:
+        handle.write("REMARK   a different file\n")
+    # a different docking is refused without --force, and nothing changes
+    before = (out / "ranking.csv").read_text()
+    assert main(_dock_args(out, "--steps", "2", "--top", "1", ligand=other)) == 1
+    assert "output folder is not empty" in capsys.readouterr().err
+    assert (out / "ranking.csv").read_text() == before
+    # with --force: a fresh docking; the old one's files are gone, the user's are kept
+    assert main(_dock_args(out, "--steps", "2", "--top", "1", "--force", ligand=other)) == 0
+    record = json.loads((out / DOCK_RECORD).read_text())
+    assert record["key"] != old_key and len(record["history"]) == 2
+    assert sorted(p.name for p in out.glob("top_*.pdb")) == ["top_1.pdb"]
+    assert (out / "notes.txt").read_text() == "mine"
+    assert sorted(p.name for p in (out / "setup").glob("swarm_*/gso_*.out")) == sorted(
+        f"gso_{s}.out" for s in (0, 2) for _ in range(3)
+    )
+
+
+def test_a_second_process_on_the_same_folder_is_refused(tmp_path, capsys):
+    out = tmp_path / "out"
+    with folder_lock(out):
+        assert main(_dock_args(out, "--steps", "2")) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"pid {os.getpid()}" in err and "another" in err
+    assert main(_dock_args(out, "--steps", "2")) == 0  # free again
+    setup = writable_setup(tmp_path / "setup")
+    with folder_lock(setup):
+        assert main(["run", str(setup / "setup.json"), "2", "--swarms", "0", "--quiet"]) == 1
+        assert "another sparkledock process" in capsys.readouterr().err
+    assert not (setup / "swarm_0" / "gso_2.out").exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        (["--steps", "0"], "--steps must be at least 1"),
+        (["--top", "0"], "--top must be at least 1"),
+        (["--top", "-1"], "--top must be at least 1"),
+        (["-g", "-5"], "--glowworms must be at least 1"),
+        (["-s", "-1"], "--swarms must be at least 0"),
+        (["--reference", "/nonexistent/ref.pdb"], "no such reference file"),
+    ],
+)
+def test_bad_dock_options_are_refused_before_any_work(tmp_path, capsys, extra, says):
+    out = tmp_path / "out"
+    assert main(_dock_args(out, *extra)) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and says in err
+    assert not out.exists()
+
+
+def test_a_failed_docking_leaves_no_folder(tmp_path, capsys):
+    bad = tmp_path / "lig.pdb"
+    text = (SRC / "2X9A_l_u.pdb").read_text()
+    first = text.splitlines()[0][17:20]
+    bad.write_text(text.replace(f" {first} B   1", " XYZ B   1"))
+    out = tmp_path / "out"
+    assert main(_dock_args(out, "--steps", "2", ligand=bad)) == 1
+    assert "XYZ" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_output_under_a_file_is_one_line(tmp_path, capsys):
+    (tmp_path / "file").write_text("x")
+    assert main(_dock_args(tmp_path / "file" / "out", "--steps", "2")) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a file" in err
+    assert (
+        main(
+            [
+                "setup",
+                str(SRC / "2X9A_r_u.pdb"),
+                str(SRC / "2X9A_l_u.pdb"),
+                "-o",
+                str(tmp_path / "file" / "s"),
+            ]
+        )
+        == 1
+    )
+    assert "is a file" in capsys.readouterr().err
