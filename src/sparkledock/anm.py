@@ -106,7 +106,10 @@ def normal_modes(
         )
     n_nodes = len(ca_residue)
     if 3 * n_nodes < n_modes + 6:
-        raise ValueError(f"{n_nodes} C-alpha atoms are too few for {n_modes} modes")
+        raise UnsupportedAtomError(
+            f"{source}: {n_nodes} C-alpha atoms are too few for {n_modes} normal modes "
+            f"(at least {-(-(n_modes + 6) // 3)} needed; use fewer modes or no --anm)"
+        )
     hessian = anm_hessian(sub.coords[is_ca])
     values, vectors = eigh(hessian, subset_by_index=[0, min(n_modes + 6, 3 * n_nodes) - 1])
     keep = values > 1e-6 * max(1.0, float(values[-1]))  # drop the six rigid-body modes

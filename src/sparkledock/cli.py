@@ -73,6 +73,16 @@ def add_protocol_options(p: argparse.ArgumentParser, top_help: str) -> None:
     add_engine_options(p)
 
 
+def add_modified_option(p: argparse.ArgumentParser) -> None:
+    """--no-map-modified (setup and dock)."""
+    p.add_argument(
+        "--no-map-modified",
+        action="store_true",
+        help="drop modified residues (MSE, SEP, TPO, PTR, ...) as hetero groups instead of "
+        "reading them as their parent amino acids",
+    )
+
+
 def engine_of(args: argparse.Namespace, exact: bool = False) -> Engine:
     """The engine the options ask for, or a one-line error."""
     try:
@@ -118,6 +128,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
         now=args.now,
         seed=args.seed,
         skip_unknown=args.skip_unknown,
+        map_modified=not args.no_map_modified,
     )
     out = prepare_setup(
         args.receptor, args.ligand, args.output, restraints=args.restraints, options=options
@@ -277,6 +288,7 @@ def dock_options(args: argparse.Namespace, **fixed: int) -> DockOptions:
     from .docking import DockOptions
 
     chosen = {k: getattr(args, k) for k in ("steps", "glowworms", "swarms", "top")}
+    chosen["map_modified"] = not getattr(args, "no_map_modified", False)
     chosen.update(fixed)
     return DockOptions(**chosen, threads=args.threads, quiet=args.quiet, engine=engine_of(args))
 
@@ -443,6 +455,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="drop atoms DFIRE has no type for instead of failing",
     )
+    add_modified_option(p)
     p.add_argument("-o", "--output", default=".", help="setup directory (default: here)")
     p.set_defaults(func=cmd_setup)
 
@@ -522,7 +535,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="output folder (refused if not empty)")
     add_protocol_options(p, top_help="models to write (10)")
     p.add_argument("--reference", help="reference complex: adds DockQ and CAPRI class")
-    p.add_argument("--force", action="store_true", help="reuse a non-empty output folder")
+    add_modified_option(p)
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the docking in a non-empty output folder (its files only)",
+    )
     p.add_argument(
         "--example",
         action="store_true",

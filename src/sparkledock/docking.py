@@ -46,6 +46,8 @@ class DockOptions:
     threads: int | None = None
     quiet: bool = False
     engine: Engine | None = None
+    #: read modified residues (MSE, SEP, ...) as their parent amino acids
+    map_modified: bool = True
 
 
 def _png(figure) -> str:
@@ -138,6 +140,7 @@ def dock_key(receptor, ligand, restraints, options: DockOptions) -> str:
         "swarms": options.swarms,
         "anm": options.anm,
         "seed": options.seed,
+        "map_modified": options.map_modified,
         "engine": None if engine is None else [engine.backend, engine.precision],
     }
     digest.update(json.dumps(protocol, sort_keys=True).encode())
@@ -323,6 +326,7 @@ def _prepare(receptor, ligand, out: Path, restraints, options: DockOptions) -> P
                 noh=True,
                 now=True,
                 seed=options.seed,
+                map_modified=options.map_modified,
             ),
         )
     except BaseException:

@@ -27,6 +27,10 @@ class PoseError(SparkledockError):
     """Poses have the wrong shape or hold non-finite numbers."""
 
 
+class OutOfMemoryError(SparkledockError, MemoryError):
+    """Not even the smallest piece of the work fits in the memory there is."""
+
+
 class SparkledockWarning(UserWarning):
     """Base class of sparkledock's warnings."""
 
@@ -37,3 +41,11 @@ class HeteroGroupWarning(SparkledockWarning):
 
 class SkippedAtomWarning(SparkledockWarning):
     """Atoms unknown to the scoring function were skipped at the user's request."""
+
+
+class ModifiedResidueWarning(SparkledockWarning):
+    """Modified residues (MSE, SEP, ...) were read as their parent amino acids."""
+
+
+class MultiModelWarning(SparkledockWarning):
+    """A structure file holds several models; the first is used."""

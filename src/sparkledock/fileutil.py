@@ -50,6 +50,27 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     atomic_write_bytes(path, text.encode())
 
 
+def read_text_input(path: str | os.PathLike[str], what: str) -> str:
+    """The text of a small input file (restraints, poses, pairs), or a one-line error naming
+    it: missing, unreadable, binary, or not UTF-8 text."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputFileError(f"{path}: no such {what} file")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read {what} file ({exc.strerror})") from None
+    if b"\x00" in raw:
+        raise InputFileError(f"{path}: a binary file, not a {what} file")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputFileError(
+            f"{path}:{line}: not UTF-8 text (byte {raw[exc.start]:#04x})"
+        ) from None
+
+
 def remove_orphan_temporaries(folder: Path) -> int:
     """Remove the temporary files that killed writers left under ``folder`` (call it only
     while holding the folder's lock); returns how many."""

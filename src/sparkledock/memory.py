@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 
 from .backend import Engine
+from .errors import OutOfMemoryError
 
 #: Fraction of the free memory a plan may use (the rest is for the allocator and others).
 USABLE_FRACTION = 0.8
@@ -84,15 +85,17 @@ def plan_groups(
     """Largest group of swarms that fits ``budget_bytes``, and how many groups that makes.
 
     Raises:
-        MemoryError: not even one swarm fits (the message says how much is needed).
+        OutOfMemoryError: not even one swarm fits (the message says how much is needed; it is
+            a MemoryError and a SparkledockError, so the command line prints it in one line).
     """
     per = swarm_bytes(n_glow, pose_size)
     room = budget_bytes - model_bytes - workspace_bytes
     if room < per:
         need = (model_bytes + workspace_bytes + per) / 2**20
-        raise MemoryError(
+        raise OutOfMemoryError(
             f"one swarm of {n_glow} glowworms needs {need:.0f} MiB, only "
-            f"{budget_bytes / 2**20:.0f} MiB available"
+            f"{budget_bytes / 2**20:.0f} MiB available (use fewer glowworms, or the numba "
+            "backend)"
         )
     size = max(1, min(n_swarms, room // per))
     return MemoryPlan(

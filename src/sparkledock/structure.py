@@ -7,6 +7,7 @@ types, normal-mode masks) are computed elsewhere by pure functions over these ar
 
 from __future__ import annotations
 
+import gzip
 import itertools
 import math
 import os
@@ -18,8 +19,14 @@ from pathlib import Path
 import gemmi
 import numpy as np
 
-from .errors import HeteroGroupWarning, InputFileError
+from .errors import (
+    HeteroGroupWarning,
+    InputFileError,
+    ModifiedResidueWarning,
+    MultiModelWarning,
+)
 from .fileutil import atomic_write_text
+from .residues import AMINO_ACID_ATOMS, MODIFIED_PARENTS, RENAMED_ATOMS
 
 WATER_NAMES = frozenset({"HOH", "WAT", "DOD", "H2O", "TIP", "TIP3", "SOL"})
 PDB_SUFFIXES = (".pdb", ".ent", ".pdb1")
@@ -156,25 +163,46 @@ def _check_pdb_lines(path: Path, text: str) -> None:
             raise InputFileError(f"{path}:{lineno}: malformed residue number in {line.rstrip()!r}")
 
 
-def read_structure(path: str | os.PathLike[str]) -> Atoms:
-    """Read the first model of a PDB or mmCIF file into an :class:`Atoms` table.
+def _structure_text(path: Path) -> tuple[str, str]:
+    """The text of a structure file and its name without ``.gz`` (gzip is read as such;
+    a byte that is not UTF-8, such as Latin-1 in a REMARK, is read as Latin-1)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read ({exc.strerror})") from None
+    name = path.name
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise InputFileError(f"{path}: damaged gzip file ({exc})") from None
+        name = name[:-3] if name.lower().endswith(".gz") else name
+    if b"\x00" in raw[:65536]:
+        raise InputFileError(f"{path}: a binary file, not PDB or mmCIF")
+    try:
+        return raw.decode("utf-8"), name
+    except UnicodeDecodeError:
+        return raw.decode("latin-1"), name
 
-    Alternate locations keep the first conformer. Nothing else is removed here; see
-    :func:`clean` for LightDock's hydrogen, water, OXT and hetero-group handling.
+
+def read_structure(path: str | os.PathLike[str]) -> Atoms:
+    """Read the first model of a PDB or mmCIF file (either may be gzipped) into an
+    :class:`Atoms` table.
+
+    Alternate locations keep the first conformer; a file of several models gives its first,
+    with a warning. Nothing else is removed here; see :func:`clean` for LightDock's hydrogen,
+    water, OXT and hetero-group handling.
 
     Raises:
-        InputFileError: the file is missing, empty, malformed or holds no atoms.
+        InputFileError: the file is missing, empty, binary, malformed or holds no atoms.
     """
     path = Path(path)
     if not path.is_file():
         raise InputFileError(f"{path}: no such file")
-    try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputFileError(f"{path}: cannot read ({exc})") from None
+    text, name = _structure_text(path)
     if not text.strip():
         raise InputFileError(f"{path}: file is empty")
-    is_cif = path.suffix.lower() in MMCIF_SUFFIXES or text.lstrip().startswith("data_")
+    is_cif = Path(name).suffix.lower() in MMCIF_SUFFIXES or text.lstrip().startswith("data_")
     try:
         if is_cif:
             st = gemmi.make_structure_from_block(gemmi.cif.read_string(text).sole_block())
@@ -187,6 +215,8 @@ def read_structure(path: str | os.PathLike[str]) -> Atoms:
         raise InputFileError(f"{path}: cannot parse ({exc})") from None
     if len(st) == 0:
         raise InputFileError(f"{path}: no atoms found")
+    if len(st) > 1:
+        warnings.warn(f"{path}: {len(st)} models; using the first", MultiModelWarning, stacklevel=2)
     st.remove_alternative_conformations()
     model = st[0]
     cols: dict[str, list] = {f.name: [] for f in fields(Atoms)}
@@ -210,6 +240,37 @@ def read_structure(path: str | os.PathLike[str]) -> Atoms:
     if not cols["coords"]:
         raise InputFileError(f"{path}: no atoms found")
     return atoms_from_lists(**cols)
+
+
+def map_modified_residues(atoms: Atoms, source: str = "structure") -> Atoms:
+    """Common modified residues (MSE, SEP, TPO, PTR, ... : :data:`MODIFIED_PARENTS`) become
+    their parent amino acid, as docking users expect: renamed, marked ATOM, keeping the atoms
+    the parent has (MSE's SE becomes SD). One warning names them."""
+    names = atoms.res_name.astype(str)
+    modified = np.isin(names, list(MODIFIED_PARENTS))
+    if not modified.any():
+        return atoms
+    res_name, atom_name = atoms.res_name.copy(), atoms.atom_name.copy()
+    hetero = atoms.hetero.copy()
+    keep = np.ones(len(atoms), dtype=bool)
+    for i in np.flatnonzero(modified):
+        parent = MODIFIED_PARENTS[names[i]]
+        name = RENAMED_ATOMS.get((names[i], str(atom_name[i])), str(atom_name[i]))
+        keep[i] = name in AMINO_ACID_ATOMS[parent] or name == "OXT" or name.startswith("H")
+        res_name[i], atom_name[i], hetero[i] = parent, name, False
+    found = sorted(
+        {f"{names[i]} {c}.{n}{s}" for i, c, n, s in zip(
+            np.flatnonzero(modified), atoms.chain[modified], atoms.res_seq[modified],
+            atoms.ins_code[modified], strict=True)}
+    )  # fmt: skip
+    shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
+    warnings.warn(
+        f"{source}: read modified residues {shown} as their parent amino acids",
+        ModifiedResidueWarning,
+        stacklevel=3,
+    )
+    mapped = replace(atoms, res_name=res_name, atom_name=atom_name, hetero=hetero)
+    return mapped.select(keep)
 
 
 def hydrogen_mask(atoms: Atoms) -> np.ndarray:
@@ -290,13 +351,18 @@ def clean(
     remove_oxt: bool = True,
     remove_hetero: bool = True,
     keep_hetero_residues: Iterable[str] = (),
+    map_modified: bool = True,
     source: str = "structure",
 ) -> Atoms:
     """Apply LightDock's ``--noh``/``--now``/``--noxt`` cleaning and drop hetero groups.
 
-    Hetero groups (HETATM residues not listed in ``keep_hetero_residues``) are removed with a
+    Common modified residues are first read as their parent amino acids
+    (:func:`map_modified_residues`; ``map_modified=False`` leaves them hetero groups). Hetero
+    groups (HETATM residues not listed in ``keep_hetero_residues``) are removed with a
     :class:`HeteroGroupWarning` naming them, rather than failing later in scoring.
     """
+    if map_modified:
+        atoms = map_modified_residues(atoms, source)
     drop = removal_mask(
         atoms,
         remove_hydrogens=remove_hydrogens,

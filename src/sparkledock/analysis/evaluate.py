@@ -40,6 +40,19 @@ def _clear_dockq_caches(module) -> None:
             clear()
 
 
+def _chain_maps(native, model) -> list[dict[str, str]]:
+    """Native-to-model chain maps to try: by id when the chain ids agree, else (two chains
+    each, as when the models renamed a ligand chain the receptor shares) both pairings."""
+    native_ids, model_ids = [c.id for c in native], [c.id for c in model]
+    if set(native_ids) <= set(model_ids) or len(native_ids) != 2 or len(model_ids) != 2:
+        return [{c: c for c in native_ids}]
+    first, second = native_ids
+    return [
+        {first: model_ids[0], second: model_ids[1]},
+        {first: model_ids[1], second: model_ids[0]},
+    ]
+
+
 def evaluate(
     model: str | os.PathLike[str],
     reference: str | os.PathLike[str],
@@ -59,15 +72,17 @@ def evaluate(
     try:
         model_structure = DockQ.load_PDB(str(model))
         native_structure = DockQ.load_PDB(str(reference))
-        chains = chain_map or {c.id: c.id for c in native_structure}
-        results, _ = DockQ.run_on_all_native_interfaces(
-            model_structure, native_structure, chain_map=chains
-        )
+        maps = [chain_map] if chain_map else _chain_maps(native_structure, model_structure)
+        found = [
+            DockQ.run_on_all_native_interfaces(model_structure, native_structure, chain_map=m)[0]
+            for m in maps
+        ]
     except Exception as exc:  # DockQ raises assorted errors on bad input
         raise InputFileError(f"{model}: DockQ failed against {reference} ({exc})") from None
-    if not results:
+    interfaces = [r for results in found for r in results.values()]
+    if not interfaces:
         raise InputFileError(f"{model}: no interface in common with {reference}")
-    best = max(results.values(), key=lambda r: r["DockQ"])
+    best = max(interfaces, key=lambda r: r["DockQ"])
     return Quality(
         best["DockQ"],
         best["fnat"],

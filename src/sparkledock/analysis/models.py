@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import string
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -36,9 +37,27 @@ def complex_coordinates(setup: DockingSetup, poses: np.ndarray) -> np.ndarray:
     )
 
 
+CHAIN_IDS = string.ascii_uppercase + string.ascii_lowercase + string.digits
+
+
+def ligand_chain_ids(receptor: Atoms, ligand: Atoms) -> dict[str, str]:
+    """The ligand's chain ids in a complex: kept, except those the receptor also has, which
+    take the first ids neither partner uses (so the two partners stay apart in models)."""
+    rec = set(receptor.chain.astype(str))
+    lig = list(dict.fromkeys(ligand.chain.astype(str)))
+    free = (c for c in CHAIN_IDS if c not in rec and c not in lig)
+    return {c: (next(free) if c in rec else c) for c in lig}
+
+
 def complex_atoms(setup: DockingSetup) -> Atoms:
-    """The receptor's atoms followed by the ligand's (chain ids kept)."""
-    return Atoms.concatenate([setup.receptor.atoms, setup.ligand.atoms])
+    """The receptor's atoms followed by the ligand's; the ligand's chain ids as
+    :func:`ligand_chain_ids` gives them."""
+    rec, lig = setup.receptor.atoms, setup.ligand.atoms
+    names = ligand_chain_ids(rec, lig)
+    if any(k != v for k, v in names.items()):
+        chains = np.array([names[c] for c in lig.chain.astype(str)], dtype=object)
+        lig = replace(lig, chain=chains)
+    return Atoms.concatenate([rec, lig])
 
 
 def write_models(

@@ -7,12 +7,16 @@ and blocked ones exclude swarms, both used by setup.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from ..errors import InputFileError, RestraintError
+from ..fileutil import read_text_input
 from ..structure import Atoms
 
 KINDS = {"A": "active", "P": "passive", "B": "blocked"}
@@ -44,13 +48,20 @@ class Restraints:
 
 
 def parse_residue_id(token: str) -> str:
-    """Normalise ``A.ILE.16`` / ``a.ile.16b`` to LightDock's ``A.ILE.16B`` form."""
+    """Normalise ``A.ILE.16`` / ``a.ile.16b`` to LightDock's ``A.ILE.16B`` form.
+
+    Nothing is truncated (LightDock keeps a chain's first letter and a name's first three):
+    ``AB.ILE.16`` names chain ``AB`` and ``A.GLYCINE.5`` residue ``GLYCINE``, which setup then
+    reports as not found instead of docking to another residue.
+    """
     parts = token.split(".")
-    if len(parts) != 3 or not parts[0] or not parts[1]:
+    if len(parts) != 3 or not parts[0] or not parts[1] or not parts[2]:
         raise ValueError(token)
-    chain, resname, number = parts[0][0].upper(), parts[1][:3].upper(), parts[2]
+    chain, resname, number = parts[0].upper(), parts[1].upper(), parts[2]
+    if not (chain.isalnum() and resname.isalnum()):
+        raise ValueError(token)
     insertion = ""
-    if number and number[-1].isalpha():
+    if number[-1].isalpha():
         number, insertion = number[:-1], number[-1].upper()
     return f"{chain}.{resname}.{int(number)}{insertion}"
 
@@ -62,14 +73,14 @@ def read_restraints(path: str | os.PathLike[str]) -> Restraints:
     ``R|L CHAIN.RESNAME.NUMBER[INSERTION] [A|P|B]``.
 
     Raises:
-        InputFileError: the file is missing or unreadable.
+        InputFileError: the file is missing, unreadable, binary or holds no restraint (a
+            restrained run without restraints would dock unrestrained without a word).
         RestraintError: a line is malformed (the message names file and line).
     """
     path = Path(path)
-    if not path.is_file():
-        raise InputFileError(f"{path}: no such restraints file")
+    text = read_text_input(path, "restraints")
     result = Restraints(source=str(path))
-    for lineno, raw in enumerate(path.read_text().splitlines(), start=1):
+    for lineno, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
@@ -86,60 +97,203 @@ def read_restraints(path: str | os.PathLike[str]) -> Restraints:
             raise RestraintError(f"{where}: restraint kind must be A, P or B, got {fields[2]!r}")
         side = result.receptor if fields[0] == "R" else result.ligand
         side.add(kind, residue)
+    if not any(
+        getattr(side, kind)
+        for side in (result.receptor, result.ligand)
+        for kind in ("active", "passive", "blocked")
+    ):
+        raise InputFileError(f"{path}: no restraints in the file (LightDock refuses it too)")
     return result
 
 
-_SELECTION = re.compile(
-    r"\(\s*resid?\s+(-?\d+)([A-Za-z]?)\s+and\s+segid?\s+([A-Za-z0-9])\s*\)", re.IGNORECASE
-)
+#: CNS selection keywords HADDOCK tables use (CNS accepts the four-letter abbreviations).
+_KEYWORDS = {
+    "resid": "resid", "resi": "resid",
+    "segid": "segid", "segi": "segid",
+    "name": "name",
+    "resname": "resname", "resn": "resname",
+    "chain": "chain",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Token:
+    text: str
+    line: int
+
+
+def _cns_tokens(text: str) -> list[_Token]:
+    """Tokens of a CNS table: ``!`` comments to the end of the line and ``{...}`` comments
+    removed; parentheses and ``:`` are tokens of their own."""
+    tokens: list[_Token] = []
+    depth = 0
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        line = []
+        for ch in raw:
+            if ch == "{":
+                depth += 1
+            elif ch == "}" and depth:
+                depth -= 1
+            elif not depth:
+                line.append(ch)
+        body = "".join(line).split("!", 1)[0]
+        for word in re.findall(r"[()]|:|[^\s():]+", body):
+            tokens.append(_Token(word, lineno))
+    return tokens
+
+
+class _Selections:
+    """A recursive-descent reader of CNS atom selections over both partners' atoms.
+
+    ``or`` binds looser than ``and``, ``not`` tightest; attributes: ``resid N``, ``resid N:M``
+    (a range), ``segid X`` (the chain), ``chain X``, ``name X``, ``resname X`` (``*`` a
+    wildcard), ``all``. Anything else is an error naming the file and line.
+    """
+
+    def __init__(self, path: Path, tokens: list[_Token], atoms: Atoms) -> None:
+        self.path, self.tokens, self.pos = path, tokens, 0
+        self.number = atoms.res_seq
+        self.insertion = np.char.upper(atoms.ins_code.astype(str))
+        self.n = len(atoms)
+        chain = np.unique(atoms.chain.astype(str), return_inverse=True)
+        #: per attribute, its distinct values and each atom's index into them
+        self.columns = {
+            "segid": chain,
+            "chain": chain,
+            "name": np.unique(np.char.upper(atoms.atom_name.astype(str)), return_inverse=True),
+            "resname": np.unique(np.char.upper(atoms.res_name.astype(str)), return_inverse=True),
+        }
+
+    def error(self, message: str, token: _Token | None = None) -> RestraintError:
+        if token is None:  # the current token, or the last one at the end of the file
+            token = self.tokens[min(self.pos, len(self.tokens) - 1)]
+        return RestraintError(f"{self.path}:{token.line}: {message}")
+
+    def peek(self) -> str | None:
+        return self.tokens[self.pos].text.lower() if self.pos < len(self.tokens) else None
+
+    def take(self) -> _Token:
+        if self.pos >= len(self.tokens):
+            raise self.error("unexpected end of file (an unclosed parenthesis?)")
+        self.pos += 1
+        return self.tokens[self.pos - 1]
+
+    def selection(self) -> tuple[np.ndarray, _Token]:
+        """One parenthesised selection; returns its atom mask and its first token."""
+        first = self.tokens[self.pos] if self.pos < len(self.tokens) else None
+        if self.peek() != "(":
+            raise self.error(f"expected '(' to open a selection, got {self._shown()}")
+        return self.atom(), first
+
+    def _shown(self) -> str:
+        return repr(self.tokens[self.pos].text) if self.pos < len(self.tokens) else "the end"
+
+    def either(self) -> np.ndarray:
+        mask = self.both()
+        while self.peek() == "or":
+            self.take()
+            mask = mask | self.both()
+        return mask
+
+    def both(self) -> np.ndarray:
+        mask = self.negation()
+        while self.peek() == "and":
+            self.take()
+            mask = mask & self.negation()
+        return mask
+
+    def negation(self) -> np.ndarray:
+        if self.peek() == "not":
+            self.take()
+            return ~self.negation()
+        return self.atom()
+
+    def atom(self) -> np.ndarray:
+        token = self.take()
+        word = token.text.lower()
+        if word == "(":
+            mask = self.either()
+            if self.peek() != ")":
+                raise self.error(f"expected ')' to close the selection, got {self._shown()}")
+            self.take()
+            return mask
+        if word == "all":
+            return np.ones(self.n, dtype=bool)
+        key = _KEYWORDS.get(word)
+        if key is None:
+            raise self.error(f"unsupported selection {token.text!r}", token)
+        value = self.take()
+        if value.text in "():":
+            raise self.error(f"{token.text} needs a value, got {value.text!r}", value)
+        if key == "resid":
+            return self._resid(value)
+        values, index = self.columns[key]
+        pattern = value.text.upper() if key in ("name", "resname") else value.text
+        return np.array([fnmatch.fnmatchcase(v, pattern) for v in values], dtype=bool)[index]
+
+    def _resid(self, value: _Token) -> np.ndarray:
+        low = self._residue_number(value)
+        if self.peek() == ":":
+            self.take()
+            high = self._residue_number(self.take())
+            return (self.number >= low[0]) & (self.number <= high[0])
+        return (self.number == low[0]) & (self.insertion == low[1])
+
+    def _residue_number(self, token: _Token) -> tuple[int, str]:
+        found = re.fullmatch(r"(-?\d+)([A-Za-z]?)", token.text)
+        if not found:
+            raise self.error(f"malformed residue number {token.text!r}", token)
+        return int(found.group(1)), found.group(2).upper()
 
 
 def read_haddock_restraints(
     path: str | os.PathLike[str], receptor: Atoms, ligand: Atoms
 ) -> Restraints:
-    """Restraints from a HADDOCK ambiguous restraint table (``.tbl``).
+    """Restraints from a HADDOCK ambiguous restraint table (``.tbl``, CNS syntax).
 
-    Each ``assign`` names one active residue (its first selection) and the residues it may
-    touch; residues that appear only as targets are passive. A segid is the chain of the
-    partner that has it; residue names come from the structures (LightDock's identifiers
-    ``chain.resname.number[ins]``).
+    Each ``assign (SELECTION) (SELECTION) d d- d+`` makes the residues of its first selection
+    active and those of its second (that are not active anywhere) passive. Selections follow
+    CNS's grammar (see :class:`_Selections`): ``segid`` is the chain of the partner that has
+    it; residue names come from the structures (LightDock's identifiers
+    ``chain.resname.number[ins]``). Nothing is guessed: a selection that cannot be read, or that
+    selects no atom, is an error naming the line.
 
     Raises:
-        InputFileError: missing file, or no ``assign`` statement in it.
-        RestraintError: a selection names a residue absent from both partners.
+        InputFileError: missing, binary or empty file, or no ``assign`` statement in it.
+        RestraintError: a selection that cannot be read or selects nothing (file and line).
     """
     path = Path(path)
-    if not path.is_file():
-        raise InputFileError(f"{path}: no such restraints file")
-    text = "\n".join(line.split("!", 1)[0] for line in path.read_text().splitlines())
-    blocks = re.split(r"\bassign\b", text, flags=re.IGNORECASE)[1:]
-    if not blocks:
+    tokens = _cns_tokens(read_text_input(path, "restraints"))
+    if not any(t.text.lower() == "assign" for t in tokens):
         raise InputFileError(f"{path}: no 'assign' statements (not a HADDOCK .tbl?)")
-    names = {}
-    for side, atoms in (("receptor", receptor), ("ligand", ligand)):
-        for chain, num, ins, res in zip(
-            atoms.chain, atoms.res_seq, atoms.ins_code, atoms.res_name, strict=True
-        ):
-            names.setdefault((str(chain), int(num), str(ins)), (side, f"{chain}.{res}.{num}{ins}"))
+    both = Atoms.concatenate([receptor, ligand])
+    side = np.array(["receptor"] * len(receptor) + ["ligand"] * len(ligand))
+    ids = both.residue_ids()
+    reader = _Selections(path, tokens, both)
     result = Restraints(source=str(path))
     targets: list[tuple[str, str]] = []
-    for block in blocks:
-        selections = _SELECTION.findall(block)
-        if not selections:
-            raise RestraintError(f"{path}: an 'assign' without a 'resid N and segid X' selection")
-        for k, (num, ins, segid) in enumerate(selections):
-            key = (segid, int(num), ins.upper())
-            if key not in names:
-                raise RestraintError(
-                    f"{path}: residue {num}{ins} of segid {segid} is in neither partner"
+    while reader.pos < len(tokens):
+        token = reader.take()
+        if token.text.lower() != "assign":
+            raise reader.error(f"expected 'assign', got {token.text!r}", token)
+        for k in range(2):
+            mask, first = reader.selection()
+            if not mask.any():
+                raise reader.error(
+                    "a selection that matches no atom of either partner (a residue or segid "
+                    "in neither?)",
+                    first,
                 )
-            side, rid = names[key]
-            if k == 0:
-                getattr(result, side).add("active", rid)
-            else:
-                targets.append((side, rid))
-    for side, rid in targets:
-        getattr(result, side).add("passive", rid)
+            chosen = dict.fromkeys(zip(side[mask], ids[mask], strict=True))
+            for which, rid in chosen:
+                if k == 0:
+                    getattr(result, which).add("active", rid)
+                else:
+                    targets.append((which, rid))
+        while reader.peek() is not None and re.fullmatch(r"-?[\d.]+", reader.peek() or ""):
+            reader.take()  # the distance and its bounds
+    for which, rid in targets:
+        getattr(result, which).add("passive", rid)
     return result
 
 
@@ -190,6 +344,6 @@ def restraints_from_config(config: dict, source: str) -> Restraints | None:
 def read_any_restraints(path: str | os.PathLike[str], receptor: Atoms, ligand: Atoms) -> Restraints:
     """A restraints file of either format: HADDOCK ``.tbl`` (needs the partners' atoms for
     residue names) or LightDock's."""
-    if Path(path).suffix == ".tbl":
+    if Path(path).suffix.lower() == ".tbl":
         return read_haddock_restraints(path, receptor, ligand)
     return read_restraints(path)

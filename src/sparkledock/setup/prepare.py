@@ -61,6 +61,8 @@ class SetupOptions:
     seed: int = 324324
     swarm_radius: float = DEFAULT_SWARM_RADIUS_A
     skip_unknown: bool = False
+    #: read common modified residues (MSE, SEP, ...) as their parent amino acids
+    map_modified: bool = True
 
 
 def _npy_bytes(array: np.ndarray) -> bytes:
@@ -132,10 +134,27 @@ def _load(raw: Atoms, path: Path, options: SetupOptions) -> Atoms:
         remove_hydrogens=options.noh,
         remove_water=options.now,
         remove_oxt=options.noxt,
+        map_modified=options.map_modified,
         source=str(path),
     )
+    if len(atoms) == 0:
+        raise InputFileError(
+            f"{path}: nothing left to dock after cleaning ({len(raw)} atoms, all hetero "
+            "groups, waters or hydrogens)"
+        )
     _, keep = atom_types(Partner.rigid(atoms), source=str(path), skip_unknown=options.skip_unknown)
     return atoms.select(keep)
+
+
+def _warn_shared_chains(receptor: Atoms, ligand: Atoms, rec_path: Path, lig_path: Path) -> None:
+    shared = sorted(set(receptor.chain.astype(str)) & set(ligand.chain.astype(str)))
+    if shared:
+        warnings.warn(
+            f"{lig_path}: chain {', '.join(shared)} is also a chain of {rec_path}; the models "
+            "give the ligand's chains other ids (restraints keep the input's)",
+            SparkledockWarning,
+            stacklevel=3,
+        )
 
 
 def _restraint_atoms(atoms: Atoms, residues: list[str]) -> np.ndarray:
@@ -199,6 +218,7 @@ def prepare_setup(
     rec_raw, lig_raw = read_structure(rec_path), read_structure(lig_path)
     rec_atoms, lig_atoms = _load(rec_raw, rec_path, options), _load(lig_raw, lig_path, options)
     rec_c, lig_c = centred(rec_atoms), centred(lig_atoms)
+    _warn_shared_chains(rec_atoms, lig_atoms, rec_path, lig_path)
 
     parsed: Restraints | None = None
     if restraints is not None:
