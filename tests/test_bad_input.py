@@ -24,6 +24,7 @@ from sparkledock.errors import (
     RestraintError,
     SparkledockError,
 )
+from sparkledock.fileutil import LOCK_NAME
 from sparkledock.io.lightdock import load_setup
 from sparkledock.io.restraints import read_haddock_restraints, read_restraints
 from sparkledock.memory import plan_groups
@@ -260,7 +261,8 @@ def test_normal_modes_refusals_leave_no_files(tmp_path, capsys):
         ["setup", str(REC), str(tmp_path / "noca.pdb"), "--anm", "-o", str(tmp_path / "s2")],
         "0 CA atoms",
     )
-    assert not (tmp_path / "s1").exists() and list((tmp_path / "s2").iterdir()) == []
+    assert not (tmp_path / "s1").exists()
+    assert [p.name for p in (tmp_path / "s2").iterdir()] == [LOCK_NAME]  # nothing of a setup
 
 
 def test_shared_chain_ids_stay_apart_in_models(tmp_path, recwarn):

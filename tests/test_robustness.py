@@ -171,3 +171,41 @@ def test_output_under_a_file_is_one_line(tmp_path, capsys):
         == 1
     )
     assert "is a file" in capsys.readouterr().err
+
+
+def test_a_second_setup_is_refused_or_replaces_the_first_whole(tmp_path, capsys):
+    out = tmp_path / "s"
+    base = [
+        "setup",
+        str(SRC / "2X9A_r_u.pdb"),
+        str(SRC / "2X9A_l_u.pdb"),
+        "-g",
+        "4",
+        "-o",
+        str(out),
+    ]
+    assert main([*base, "-s", "12"]) == 0
+    assert main(["run", str(out), "2", "--quiet"]) == 0
+    before = (out / "setup.json").read_text()
+    assert main([*base, "-s", "3"]) == 1
+    assert "a setup is already here" in capsys.readouterr().err
+    assert (out / "setup.json").read_text() == before
+    assert main([*base, "-s", "3", "--force"]) == 0
+    assert sorted(p.name for p in (out / "init").glob("initial_positions_*.dat")) == [
+        f"initial_positions_{i}.dat" for i in range(3)
+    ]
+    assert sorted(p.name for p in out.glob("swarm_*")) == ["swarm_0", "swarm_1", "swarm_2"]
+    assert not list(out.glob("swarm_*/gso_*.out"))
+
+
+def test_a_new_run_leaves_no_files_of_the_last(tmp_path):
+    setup = writable_setup(tmp_path / "setup")
+    argv = ["run", str(setup / "setup.json"), "--swarms", "0", "--quiet"]
+    assert main([argv[0], argv[1], "20", *argv[2:]]) == 0
+    (setup / "swarm_0" / "cluster.repr").write_text("0:1:1.0:0:lightdock_0.pdb\n")
+    assert main([argv[0], argv[1], "10", *argv[2:], "--seed", "7"]) == 0
+    assert sorted(p.name for p in (setup / "swarm_0").iterdir()) == [
+        "gso_0.out",
+        "gso_10.out",
+        "sparkledock_done.json",
+    ]

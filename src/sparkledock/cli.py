@@ -73,6 +73,22 @@ def add_protocol_options(p: argparse.ArgumentParser, top_help: str) -> None:
     add_engine_options(p)
 
 
+def at_least(least: int):
+    """An argparse type: an integer no smaller than ``least`` (argparse reports the rest)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be at least {least}, got {value}")
+        return value
+
+    parse.__name__ = f"integer >= {least}"
+    return parse
+
+
 def add_modified_option(p: argparse.ArgumentParser) -> None:
     """--no-map-modified (setup and dock)."""
     p.add_argument(
@@ -130,9 +146,15 @@ def cmd_setup(args: argparse.Namespace) -> int:
         skip_unknown=args.skip_unknown,
         map_modified=not args.no_map_modified,
     )
-    out = prepare_setup(
-        args.receptor, args.ligand, args.output, restraints=args.restraints, options=options
-    )
+    with folder_lock(args.output):
+        out = prepare_setup(
+            args.receptor,
+            args.ligand,
+            args.output,
+            restraints=args.restraints,
+            options=options,
+            force=args.force,
+        )
     config = json.loads((out / "setup.json").read_text())
     print(
         f"sparkledock: setup in {out}: {config['swarms']} swarms × {args.glowworms} glowworms",
@@ -416,7 +438,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=sorted(SCORING_FUNCTIONS),
         help="scoring function (default: dfire)",
     )
-    p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
+    p.add_argument("--threads", type=at_least(1), default=None, help="CPU threads (default: all)")
     add_engine_options(p)
     p.add_argument(
         "--no-lightdock-compat",
@@ -443,8 +465,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="number of swarms (default: from the receptor's surface area)",
     )
     p.add_argument("--anm", "-anm", action="store_true", help="use normal modes")
-    p.add_argument("--anm-rec", "-anm_rec", dest="anm_rec", type=int, default=10)
-    p.add_argument("--anm-lig", "-anm_lig", dest="anm_lig", type=int, default=10)
+    p.add_argument("--anm-rec", "-anm_rec", dest="anm_rec", type=at_least(0), default=10)
+    p.add_argument("--anm-lig", "-anm_lig", dest="anm_lig", type=at_least(0), default=10)
     p.add_argument("-r", "--restraints", "-rst", help="LightDock restraints or HADDOCK .tbl")
     p.add_argument("--noxt", "-noxt", action="store_true", help="drop OXT atoms")
     p.add_argument("--noh", "-noh", action="store_true", help="drop hydrogens")
@@ -457,12 +479,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_modified_option(p)
     p.add_argument("-o", "--output", default=".", help="setup directory (default: here)")
+    p.add_argument(
+        "--force", action="store_true", help="replace a setup already in the folder (its files)"
+    )
     p.set_defaults(func=cmd_setup)
 
     p = sub.add_parser("run", help="run GSO on a setup's swarms (writes swarm_<id>/gso_*.out)")
     p.add_argument("setup", help="the setup's setup.json (or its folder)")
-    p.add_argument("steps", type=int, help="GSO steps")
-    p.add_argument("--swarms", type=int, nargs="+", help="swarm ids to run (default: all)")
+    p.add_argument("steps", type=at_least(1), help="GSO steps")
+    p.add_argument("--swarms", type=at_least(0), nargs="+", help="swarm ids (default: all)")
     p.add_argument("--scoring", default="dfire", choices=sorted(SCORING_FUNCTIONS))
     p.add_argument("--seed", type=int, default=324324, help="GSO seed (default: 324324)")
     p.add_argument(
@@ -470,11 +495,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="LightDock's random stream: reproduce LightDock 0.9.4 trajectories",
     )
-    p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
+    p.add_argument("--threads", type=at_least(1), default=None, help="CPU threads (default: all)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
         "--swarms-per-task",
-        type=int,
+        type=at_least(1),
         default=None,
         help="under MPI: swarms a rank takes at a time (default: 1 on the CPU, about a "
         "quarter of a rank's share on torch)",
@@ -485,7 +510,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("generate", help="write complex models of a gso_<step>.out's glowworms")
     p.add_argument("setup_dir", help="the setup directory")
     p.add_argument("gso_file", help="a swarm's gso_<step>.out")
-    p.add_argument("glowworms", type=int, help="models for the first N glowworms")
+    p.add_argument("glowworms", type=at_least(1), help="models for the first N glowworms")
     p.add_argument("--format", choices=("pdb", "cif"), default="pdb")
     p.set_defaults(func=cmd_generate)
 
@@ -496,8 +521,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("rank", help="rank all swarms' cluster representatives by score")
     p.add_argument("setup_dir", help="the setup directory (holds swarm_<id>/)")
-    p.add_argument("swarms", type=int, help="number of swarms (0..N-1)")
-    p.add_argument("step", type=int, help="which gso_<step>.out to rank")
+    p.add_argument("swarms", type=at_least(1), help="number of swarms (0..N-1)")
+    p.add_argument("step", type=at_least(0), help="which gso_<step>.out to rank")
     p.add_argument("--ignore-clusters", action="store_true", help="rank every glowworm")
     p.set_defaults(func=cmd_rank)
 
@@ -518,7 +543,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("top", help="write the models of the N best-ranked solutions")
     p.add_argument("setup_dir", help="the setup directory")
     p.add_argument("ranking", help="a ranking (rank_by_scoring.list or rank_filtered.list)")
-    p.add_argument("n", type=int, help="how many models")
+    p.add_argument("n", type=at_least(1), help="how many models")
     p.add_argument("-o", "--output", default=".", help="where (default: here)")
     p.add_argument("--format", choices=("pdb", "cif"), default="pdb")
     p.set_defaults(func=cmd_top)
@@ -572,7 +597,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_lightdock_commands)
 
     p = sub.add_parser("demo", help="score the bundled 2X9A example and compare with LightDock")
-    p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
+    p.add_argument("--threads", type=at_least(1), default=None, help="CPU threads (default: all)")
     p.set_defaults(func=cmd_demo)
     return parser
 

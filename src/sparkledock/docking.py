@@ -24,7 +24,7 @@ from .analysis.models import write_models
 from .analysis.rank import rank, write_ranking
 from .backend import Engine
 from .errors import InputFileError, SparkledockError, SparkledockWarning
-from .fileutil import LOCK_NAME, atomic_write_text, folder_lock
+from .fileutil import LOCK_NAME, atomic_write_text, check_output_folder, folder_lock
 from .io.lightdock import load_setup
 from .io.restraints import read_restraints
 from .setup.prepare import SetupOptions, prepare_setup
@@ -292,15 +292,6 @@ def dock(
         _analyse(out, setup_dir, restraints, reference, options, history)
         _write_record(out, key, "done", history)
         return out
-
-
-def check_output_folder(out: Path) -> None:
-    """The output folder must be a folder we can create (not a file, nor under one)."""
-    for parent in (out, *out.parents):
-        if parent.exists():
-            if not parent.is_dir():
-                raise InputFileError(f"{out}: cannot create a folder there ({parent} is a file)")
-            return
 
 
 def _forget_unfinished(out: Path) -> None:

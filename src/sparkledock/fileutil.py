@@ -82,16 +82,33 @@ def remove_orphan_temporaries(folder: Path) -> int:
     return count
 
 
+def check_output_folder(out: str | os.PathLike[str]) -> None:
+    """An output folder must be one we can create: not a file, nor under one.
+
+    Raises:
+        InputFileError: naming the file in the way.
+    """
+    out = Path(out)
+    for parent in (out, *out.parents):
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputFileError(f"{out}: cannot create a folder there ({parent} is a file)")
+            return
+
+
 @contextlib.contextmanager
 def folder_lock(folder: str | os.PathLike[str]) -> Iterator[Path]:
     """Hold ``folder`` for this process: a second sparkledock process on the same folder
     refuses at once instead of mixing its files with ours. Orphan temporary files of an
-    earlier, killed process are removed once the lock is held.
+    earlier, killed process are removed once the lock is held. A folder created here that
+    holds nothing but the lock when the work ends (it failed) is removed.
 
     Raises:
         InputFileError: another process holds the folder (its pid in the message).
     """
     folder = Path(folder)
+    check_output_folder(folder)
+    created = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
     lock = folder / LOCK_NAME
     fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666 & ~_umask())
@@ -110,3 +127,7 @@ def folder_lock(folder: str | os.PathLike[str]) -> Iterator[Path]:
         yield folder
     finally:
         os.close(fd)  # releases the lock
+        with contextlib.suppress(OSError):  # a folder made only for the lock goes again
+            if created and os.listdir(folder) == [LOCK_NAME]:
+                lock.unlink()
+                folder.rmdir()

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
+from .cli import at_least
 from .errors import InputFileError, SparkledockError
 from .fileutil import atomic_write_text
 
@@ -94,8 +95,8 @@ def _setup_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="lightdock3_setup.py")
     p.add_argument("receptor_pdb")
     p.add_argument("ligand_pdb")
-    p.add_argument("-s", "--s", "--swarms", dest="swarms", type=int, default=0)
-    p.add_argument("-g", "--g", "--glowworms", dest="glowworms", type=int, default=200)
+    p.add_argument("-s", "--s", "--swarms", dest="swarms", type=at_least(0), default=0)
+    p.add_argument("-g", "--g", "--glowworms", dest="glowworms", type=at_least(1), default=200)
     p.add_argument(
         "--seed_points", "-seed_points", dest="starting_points_seed", type=int, default=324324
     )
@@ -107,8 +108,12 @@ def _setup_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed_anm", "-seed_anm", dest="anm_seed", type=int, default=324324)
     p.add_argument("--anm_rec_rmsd", "-anm_rec_rmsd", dest="anm_rec_rmsd", type=float, default=0.5)
     p.add_argument("--anm_lig_rmsd", "-anm_lig_rmsd", dest="anm_lig_rmsd", type=float, default=0.5)
-    p.add_argument("-ar", "--ar", "-anm_rec", "--anm_rec", dest="anm_rec", type=int, default=10)
-    p.add_argument("-al", "--al", "-anm_lig", "--anm_lig", dest="anm_lig", type=int, default=10)
+    p.add_argument(
+        "-ar", "--ar", "-anm_rec", "--anm_rec", dest="anm_rec", type=at_least(1), default=10
+    )
+    p.add_argument(
+        "-al", "--al", "-anm_lig", "--anm_lig", dest="anm_lig", type=at_least(1), default=10
+    )
     p.add_argument("-r", "--r", "-rst", "--rst", dest="restraints", default=None)
     _flag(p, "-membrane", "--membrane", dest="membrane")
     _flag(p, "-transmembrane", "--transmembrane", dest="transmembrane")
@@ -215,7 +220,7 @@ def _setup(args: argparse.Namespace) -> int:
 def _simulation_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="lightdock3.py")
     p.add_argument("setup_file")
-    p.add_argument("steps", type=int)
+    p.add_argument("steps", type=at_least(1))
     p.add_argument("-f", "--file", dest="configuration_file", default=None)
     p.add_argument("-s", "--scoring_function", dest="scoring_function", default="fastdfire")
     p.add_argument("-sg", "--seed", dest="gso_seed", type=int, default=324324)
@@ -228,13 +233,13 @@ def _simulation_parser() -> argparse.ArgumentParser:
         action="version",
         version=f"lightdock3.py (sparkledock {__version__})",
     )
-    p.add_argument("-c", "--cores", dest="cores", type=int, default=None)
+    p.add_argument("-c", "--cores", dest="cores", type=at_least(1), default=None)
     _flag(p, "--profile", dest="profiling")
     _flag(p, "-mpi", "--mpi", dest="mpi")
     p.add_argument("-ns", "--nmodes_step", dest="nmodes_step", type=float, default=0.5)
     _flag(p, "-min", "--min", dest="local_minimization")
     _flag(p, "--listscoring", dest="list_scoring")
-    p.add_argument("-l", "--list", dest="swarm_list", nargs="+", type=int, default=None)
+    p.add_argument("-l", "--list", dest="swarm_list", nargs="+", type=at_least(0), default=None)
     return p
 
 
@@ -256,8 +261,6 @@ def _simulation(args: argparse.Namespace) -> int:
             f"(available: {', '.join(SCORING_NAMES)}; LightDock's Python 'dfire' is not "
             "'fastdfire')"
         )
-    if args.cores is not None and args.cores < 1:
-        raise SparkledockError(f"-c {args.cores}: cores must be at least 1")
     run = argparse.Namespace(
         setup=args.setup_file,
         steps=args.steps,
@@ -280,8 +283,8 @@ def _simulation(args: argparse.Namespace) -> int:
 
 def _rank_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="lgd_rank.py")
-    p.add_argument("num_swarms", type=int)
-    p.add_argument("steps", type=int)
+    p.add_argument("num_swarms", type=at_least(1))
+    p.add_argument("steps", type=at_least(0))
     p.add_argument("-c", "--clashes_cutoff", dest="clashes_cutoff", type=float, default=None)
     p.add_argument("-f", "--file_name", dest="result_file", default=None)
     _flag(p, "--ignore_clusters", dest="ignore_clusters")
@@ -293,8 +296,6 @@ def _rank(args: argparse.Namespace) -> int:
 
     if args.clashes_cutoff is not None:
         raise _refuse("-c (clashes cutoff)")
-    if args.num_swarms < 1:
-        raise SparkledockError(f"num_swarms must be at least 1, got {args.num_swarms}")
     root = Path.cwd()
     ranking = rank(
         root,
@@ -319,7 +320,7 @@ def _models_parser(prog: str, third: str, fourth: str) -> argparse.ArgumentParse
     p.add_argument("receptor_structures")
     p.add_argument("ligand_structures")
     p.add_argument(third)
-    p.add_argument(fourth, type=int)
+    p.add_argument(fourth, type=at_least(1))
     p.add_argument("--setup", "-setup", "-s", dest="setup_file", default=None)
     return p
 
@@ -337,8 +338,6 @@ def _top(args: argparse.Namespace) -> int:
     from .analysis.models import write_models
     from .analysis.rank import read_ranking
 
-    if args.top < 1:
-        raise SparkledockError(f"top must be at least 1, got {args.top}")
     ranking_file = Path(args.lightdock_ranking_file)
     ranking = read_ranking(ranking_file)  # before any model is written
     setup = _model_setup(args, ranking_file.parent)
@@ -354,8 +353,6 @@ def _generate(args: argparse.Namespace) -> int:
     from .analysis.models import write_models
     from .io.lightdock import read_gso_output
 
-    if args.glowworms < 1:
-        raise SparkledockError(f"glowworms must be at least 1, got {args.glowworms}")
     gso_file = Path(args.lightdock_output)
     data = read_gso_output(gso_file)
     setup = _model_setup(args, gso_file.parent.parent)

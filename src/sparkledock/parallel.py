@@ -33,7 +33,7 @@ from scipy.spatial import cKDTree
 from .backend import Engine
 from .errors import InputFileError, SparkledockError
 from .fileutil import atomic_write_text
-from .io.lightdock import read_poses, starting_file
+from .io.lightdock import COSTS_FILE, read_poses, starting_file
 from .scoring.dfire import DFIRE_CUTOFF_A
 from .simulation import (
     DEFAULT_SEED,
@@ -44,8 +44,6 @@ from .simulation import (
     run_simulation,
     swarm_finished,
 )
-
-COSTS_FILE = "sparkledock_costs.json"
 
 
 def mpi_world() -> Any | None:

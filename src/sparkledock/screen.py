@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from .docking import DockOptions, _analyse, _prepare, check_options, check_output_folder
+from .docking import DockOptions, _analyse, _prepare, check_options
 from .errors import InputFileError, SparkledockError, SparkledockWarning
-from .fileutil import atomic_write_text, folder_lock
+from .fileutil import atomic_write_text, check_output_folder, folder_lock
 from .parallel import run_tasks
 
 REQUIRED = ("name", "receptor", "ligand")

@@ -34,6 +34,7 @@ from .errors import InputFileError
 from .fileutil import atomic_write_bytes, atomic_write_text
 from .geometry import ellipsoid_centre
 from .io.lightdock import (
+    CHECKPOINT_FILE,
     DockingSetup,
     lightdock_starting_files,
     load_setup,
@@ -49,7 +50,7 @@ DEFAULT_SEED = 324324
 SAVE_EVERY = 10
 #: Per step of one group: (step, best score, mean score, swarms in the group).
 _Log = list[tuple[int, float, float, int]]
-CHECKPOINT = "sparkledock_run.npz"
+CHECKPOINT = CHECKPOINT_FILE
 #: Written in a swarm's folder when its last output is; holds the run's settings.
 DONE_MARKER = "sparkledock_done.json"
 
@@ -155,6 +156,16 @@ class _Progress:
             file=sys.stderr,
             flush=True,
         )
+
+
+def _clear_swarm_outputs(root: Path, swarm_ids: Sequence[int]) -> None:
+    """Remove what an earlier run left in these swarms' folders (its gso files, done marker,
+    clusters and models), so a new run never leaves a mixture of two runs' files."""
+    for swarm in swarm_ids:
+        folder = root / f"swarm_{swarm}"
+        for pattern in ("gso_*.out", DONE_MARKER, "cluster.repr", "lightdock_*.pdb"):
+            for path in folder.glob(pattern):
+                path.unlink(missing_ok=True)
 
 
 def _save_outputs(root: Path, swarm_ids: Sequence[int], state: gso.SwarmState) -> None:
@@ -378,6 +389,7 @@ def run_simulation(
             log = [row for row in in_flight if row[0] <= state.step]
         else:
             state = gso.initial_state(np.stack([starts[s] for s in group]))
+            _clear_swarm_outputs(root, group)
             _save_outputs(root, group, state)
         if engine.on_torch:
             run = _GroupRun(checkpoint, spec, done, group, rng, log, progress, per_group)

@@ -23,6 +23,11 @@ from ..structure import centre_of_coordinates, centred, clean, read_structure
 SETUP_FILE = "setup.json"
 REC_MODES_FILE = "lightdock_rec.nm.npy"
 LIG_MODES_FILE = "lightdock_lig.nm.npy"
+#: A run's checkpoint and its measured per-swarm costs, in the setup folder.
+CHECKPOINT_FILE = "sparkledock_run.npz"
+COSTS_FILE = "sparkledock_costs.json"
+#: What runs leave in a setup folder besides the swarm folders.
+RUN_FILES = (CHECKPOINT_FILE, COSTS_FILE)
 #: setup.json key of what sparkledock adds (LightDock ignores it): the inputs' frame
 FRAME_KEY = "sparkledock"
 #: a parsed structure whose centre is farther than this from the origin is not centred

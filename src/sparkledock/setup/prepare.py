@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,11 +15,13 @@ import numpy as np
 from .. import __version__
 from ..anm import normal_modes
 from ..errors import InputFileError, SparkledockError, SparkledockWarning
-from ..fileutil import atomic_write_bytes, atomic_write_text
+from ..fileutil import atomic_write_bytes, atomic_write_text, check_output_folder
 from ..io.lightdock import (
     FRAME_KEY,
     LIG_MODES_FILE,
     REC_MODES_FILE,
+    RUN_FILES,
+    SETUP_FILE,
     lightdock_name,
     mask_name,
     write_poses,
@@ -83,15 +86,6 @@ def _check_options(options: SetupOptions) -> None:
         raise SparkledockError(f"swarm radius must be positive, got {options.swarm_radius}")
 
 
-def _check_output(out: Path) -> None:
-    """The setup folder must be a folder we can create (not a file, nor under one)."""
-    for parent in (out, *out.parents):
-        if parent.exists():
-            if not parent.is_dir():
-                raise InputFileError(f"{out}: cannot create a folder there ({parent} is a file)")
-            return
-
-
 def setup_names(receptor: Path, ligand: Path) -> tuple[str, str]:
     """The names a setup gives its two structures (``receptor_pdb``/``ligand_pdb``).
 
@@ -115,6 +109,23 @@ def setup_names(receptor: Path, ligand: Path) -> tuple[str, str]:
         )
         rec, lig = f"receptor_{rec}", f"ligand_{lig}"
     return rec, lig
+
+
+def _remove_setup(out: Path) -> None:
+    """Remove a setup's own files and its runs' outputs from ``out`` (nothing else)."""
+    if (out / SETUP_FILE).is_file():
+        config = json.loads((out / SETUP_FILE).read_text())
+        for key in ("receptor_pdb", "ligand_pdb"):
+            if isinstance(config.get(key), str):
+                for name in (lightdock_name(config[key]), mask_name(config[key])):
+                    (out / name).unlink(missing_ok=True)
+    for path in [out / "init", *out.glob("swarm_*")]:
+        if path.is_dir():
+            shutil.rmtree(path)
+    for name in (SETUP_FILE, REC_MODES_FILE, LIG_MODES_FILE, "restraints.list", *RUN_FILES):
+        (out / name).unlink(missing_ok=True)
+    for path in out.glob("rank_*.list"):
+        path.unlink()
 
 
 def _write_original(raw: Atoms, source: Path, target: Path) -> None:
@@ -192,6 +203,7 @@ def prepare_setup(
     *,
     restraints: str | os.PathLike[str] | None = None,
     options: SetupOptions = SetupOptions(),
+    force: bool = False,
 ) -> Path:
     """Write a LightDock 0.9.4-compatible setup directory; returns it.
 
@@ -206,6 +218,9 @@ def prepare_setup(
     restraints on both partners, initial ligands turn a restraint residue toward one of the
     receptor's.
 
+    A folder that already holds a setup is refused unless ``force``, which first removes that
+    setup's files (and its runs' outputs), so no file of the old setup is mixed into the new.
+
     Raises:
         SparkledockError: unreadable structure, unknown residue (unless skipped), bad
             restraint (one line each).
@@ -213,7 +228,9 @@ def prepare_setup(
     out = Path(output)
     rec_path, lig_path = Path(receptor), Path(ligand)
     _check_options(options)
-    _check_output(out)
+    check_output_folder(out)
+    if (out / SETUP_FILE).exists() and not force:
+        raise InputFileError(f"{out / SETUP_FILE}: a setup is already here (--force replaces it)")
     rec_name, lig_name = setup_names(rec_path, lig_path)
     rec_raw, lig_raw = read_structure(rec_path), read_structure(lig_path)
     rec_atoms, lig_atoms = _load(rec_raw, rec_path, options), _load(lig_raw, lig_path, options)
@@ -284,6 +301,8 @@ def prepare_setup(
             modes_of[modes_file] = (None, np.ones(len(atoms), dtype=bool))
 
     out.mkdir(parents=True, exist_ok=True)
+    if force:
+        _remove_setup(out)
     for raw, path, name, atoms in (
         (rec_raw, rec_path, rec_name, rec_c),
         (lig_raw, lig_path, lig_name, lig_c),
