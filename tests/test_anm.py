@@ -59,3 +59,34 @@ def test_residue_without_calpha_is_a_clear_error():
         rf"{atoms.res_seq[40]} has 0 CA atoms",
     ):
         normal_modes(no_ca, source="lig.pdb")
+
+
+def test_sparse_solver_gives_the_dense_modes(monkeypatch):
+    import sparkledock.anm as anm
+
+    atoms = clean(read_structure(BENCH / "2VXT" / "2VXT_r_u.pdb"))
+    dense, mask = normal_modes(atoms, n_modes=10)
+    monkeypatch.setattr(anm, "DENSE_NODES", 0)
+    sparse, sparse_mask = normal_modes(atoms, n_modes=10)
+    assert np.array_equal(mask, sparse_mask)
+    for a, b in zip(dense, sparse, strict=True):
+        cosine = abs((a * b).sum()) / np.linalg.norm(a) / np.linalg.norm(b)
+        assert cosine > 1 - 1e-9
+        assert np.linalg.norm(a) == pytest.approx(np.linalg.norm(b), rel=1e-9)
+        flat = b.ravel()
+        assert flat[np.abs(flat).argmax()] > 0  # the sparse solver's fixed sign
+
+
+def test_a_network_in_two_parts_has_its_non_rigid_modes():
+    from sparkledock.structure import Atoms
+
+    ligand = clean(read_structure(BENCH / "2X9A" / "2X9A_l_u.pdb"))
+    far = ligand.with_coords(ligand.coords + np.array([100.0, 0.0, 0.0]))
+    both = Atoms.concatenate([ligand, far])
+    modes, _ = normal_modes(both, n_modes=10)
+    assert modes.shape == (10, len(both), 3)
+    single, _ = normal_modes(ligand, n_modes=10)
+    # the two copies move independently: the lowest modes are each copy's lowest, twice
+    moving = np.linalg.norm(modes[:, : len(ligand)], axis=(1, 2)) > 1e-6
+    assert moving.any() and (~moving).any()
+    assert np.isfinite(modes).all() and np.linalg.norm(single[0]) > 0

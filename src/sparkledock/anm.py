@@ -10,12 +10,18 @@ every mode scaled so that random N(0, 1) extents give conformers with a mean RMS
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.linalg import eigh
+from scipy.sparse.csgraph import connected_components
+from scipy.sparse.linalg import eigsh
+from scipy.spatial import cKDTree
 
 from .errors import UnsupportedAtomError
 from .structure import Atoms
 
 ANM_CUTOFF_A = 15.0
+#: Networks up to this many C-alpha atoms are solved densely (as ProDy does), larger sparsely.
+DENSE_NODES = 1500
 #: The random sample LightDock draws (400 swarms × 200 glowworms) to calibrate mode scales.
 SCALE_SAMPLES = 400 * 200
 #: Amino-acid residue names whose atoms normal modes move (ProDy's "protein" for our types).
@@ -72,6 +78,56 @@ def anm_hessian(ca: np.ndarray, cutoff: float = ANM_CUTOFF_A, gamma: float = 1.0
     return blocks.transpose(0, 2, 1, 3).reshape(3 * n, 3 * n)
 
 
+def sparse_anm_hessian(
+    ca: np.ndarray, cutoff: float = ANM_CUTOFF_A, gamma: float = 1.0
+) -> sp.csc_matrix:
+    """:func:`anm_hessian` as a sparse matrix, built from the contacts alone (for networks too
+    large for a dense (3n, 3n) array)."""
+    n = len(ca)
+    pairs = cKDTree(ca).query_pairs(cutoff, output_type="ndarray")
+    i, j = pairs[:, 0], pairs[:, 1]
+    diff = ca[i] - ca[j]
+    block = (-gamma / (diff**2).sum(axis=1))[:, None, None] * diff[:, :, None] * diff[:, None, :]
+    diagonal = np.zeros((n, 3, 3))
+    np.add.at(diagonal, i, -block)
+    np.add.at(diagonal, j, -block)
+    nodes = np.concatenate([i, j, np.arange(n)])
+    others = np.concatenate([j, i, np.arange(n)])
+    values = np.concatenate([block, block.transpose(0, 2, 1), diagonal])
+    axis = np.arange(3)
+    rows = (3 * nodes[:, None, None] + axis[None, :, None]).repeat(3, axis=2)
+    cols = (3 * others[:, None, None] + axis[None, None, :]).repeat(3, axis=1)
+    return sp.csc_matrix((values.ravel(), (rows.ravel(), cols.ravel())), shape=(3 * n, 3 * n))
+
+
+def lowest_modes(ca: np.ndarray, n_modes: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``n_modes`` lowest non-trivial eigenpairs of the ANM Hessian of C-alpha atoms.
+
+    Each connected part of the network has six rigid-body modes of zero frequency; they are
+    skipped. Up to :data:`DENSE_NODES` nodes the Hessian is dense and solved by LAPACK (what
+    ProDy does; equal to LightDock's modes on the benchmark); beyond, it is sparse and solved
+    by shift-invert Lanczos (ARPACK), which gives the same eigenpairs (to ~1e-12, tested on a
+    2,128-node receptor) in seconds instead of the dense solver's O(n³) time and O(n²) memory,
+    with each vector's largest component made positive (a fixed sign).
+    """
+    n = len(ca)
+    contacts = cKDTree(ca).query_pairs(ANM_CUTOFF_A, output_type="ndarray")
+    graph = sp.coo_matrix((np.ones(len(contacts)), (contacts[:, 0], contacts[:, 1])), (n, n))
+    parts = connected_components(graph, directed=False)[0]
+    wanted = min(n_modes + 6 * parts, 3 * n - 1)
+    if n <= DENSE_NODES:
+        values, vectors = eigh(anm_hessian(ca), subset_by_index=[0, wanted - 1])
+    else:
+        start = np.full(3 * n, 1.0 / np.sqrt(3 * n))  # a fixed start: a deterministic result
+        values, vectors = eigsh(sparse_anm_hessian(ca), k=wanted, sigma=-1e-3, which="LM", v0=start)
+        order = np.argsort(values)
+        values, vectors = values[order], vectors[:, order]
+        largest = np.abs(vectors).argmax(axis=0)
+        vectors = vectors * np.sign(vectors[largest, np.arange(vectors.shape[1])])
+    keep = values > 1e-6 * max(1.0, float(values[-1]))  # drop the rigid-body modes
+    return values[keep][:n_modes], vectors[:, keep][:, :n_modes]
+
+
 def normal_modes(
     atoms: Atoms,
     n_modes: int = 10,
@@ -87,7 +143,7 @@ def normal_modes(
 
     Raises:
         UnsupportedAtomError: a residue without (or with several) C-alpha atoms.
-        ValueError: too few C-alpha atoms for the requested modes.
+        UnsupportedAtomError: too few C-alpha atoms for the requested modes.
     """
     mask = mode_mask(atoms)
     sub = atoms.select(mask)
@@ -110,10 +166,12 @@ def normal_modes(
             f"{source}: {n_nodes} C-alpha atoms are too few for {n_modes} normal modes "
             f"(at least {-(-(n_modes + 6) // 3)} needed; use fewer modes or no --anm)"
         )
-    hessian = anm_hessian(sub.coords[is_ca])
-    values, vectors = eigh(hessian, subset_by_index=[0, min(n_modes + 6, 3 * n_nodes) - 1])
-    keep = values > 1e-6 * max(1.0, float(values[-1]))  # drop the six rigid-body modes
-    values, vectors = values[keep][:n_modes], vectors[:, keep][:, :n_modes]
+    values, vectors = lowest_modes(sub.coords[is_ca], n_modes)
+    if len(values) < n_modes:
+        raise UnsupportedAtomError(
+            f"{source}: its C-alpha network has only {len(values)} non-rigid normal modes, "
+            f"{n_modes} asked (use fewer modes or no --anm)"
+        )
     # extend: every atom takes its residue's C-alpha displacement, then renormalise
     per_node = vectors.T.reshape(len(values), n_nodes, 3)
     extended = per_node[:, residue_of, :]

@@ -154,6 +154,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
             restraints=args.restraints,
             options=options,
             force=args.force,
+            progress=lambda line: print(f"sparkledock setup: {line}", file=sys.stderr),
         )
     config = json.loads((out / "setup.json").read_text())
     print(

@@ -11,6 +11,7 @@ import io
 import json
 import os
 import shutil
+import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -319,6 +320,9 @@ def _prepare(receptor, ligand, out: Path, restraints, options: DockOptions) -> P
                 seed=options.seed,
                 map_modified=options.map_modified,
             ),
+            progress=None
+            if options.quiet
+            else lambda line: print(f"sparkledock setup: {line}", file=sys.stderr),
         )
     except BaseException:
         shutil.rmtree(out / "setup", ignore_errors=True)

@@ -23,12 +23,12 @@ def _umask() -> int:
     return mask
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, durable: bool = True) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder.
 
-    The target is replaced (after an fsync) only once the new content is complete, so an
-    error or a kill never leaves a half-written file in place of a good one. The file gets
-    the permissions an ordinary ``open`` would give it (0666 less the umask).
+    The target is replaced (after an fsync, unless ``durable=False``) only once the new content
+    is complete, so an error or a kill never leaves a half-written file in place of a good one.
+    The file gets the permissions an ordinary ``open`` would give it (0666 less the umask).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -38,16 +38,17 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fchmod(handle.fileno(), 0o666 & ~_umask())
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+def atomic_write_text(path: str | os.PathLike[str], text: str, durable: bool = True) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically, as :func:`atomic_write_bytes`."""
-    atomic_write_bytes(path, text.encode())
+    atomic_write_bytes(path, text.encode(), durable)
 
 
 def read_text_input(path: str | os.PathLike[str], what: str) -> str:

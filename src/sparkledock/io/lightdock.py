@@ -202,10 +202,13 @@ def read_poses(path: str | os.PathLike[str], layout: PoseLayout) -> np.ndarray:
     return layout.validate(np.array(rows), source=str(path))
 
 
-def write_poses(path: str | os.PathLike[str], poses: np.ndarray) -> None:
-    """Write poses in LightDock's ``initial_positions`` format (9 decimals)."""
-    text = "".join(" ".join(f"{v:.9f}" for v in row) + "\n" for row in np.atleast_2d(poses))
-    atomic_write_text(path, text)
+def write_poses(path: str | os.PathLike[str], poses: np.ndarray, durable: bool = True) -> None:
+    """Write poses in LightDock's ``initial_positions`` format (9 decimals); ``durable=False``
+    leaves the flush to disk to the caller (one ``os.sync`` after many files)."""
+    rows = np.atleast_2d(poses)
+    line = " ".join(["%.9f"] * rows.shape[1]) + "\n"
+    text = (line * len(rows)) % tuple(rows.ravel().tolist())
+    atomic_write_text(path, text, durable=durable)
 
 
 GSO_HEADER = "#Coordinates  RecID  LigID  Luciferin  Neighbor's number  Vision Range  Scoring\n"

@@ -6,7 +6,9 @@ import io
 import json
 import os
 import shutil
+import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,7 +43,7 @@ from ..structure import (
     write_structure,
 )
 from .poses import DEFAULT_SWARM_RADIUS_A, initial_poses
-from .surface import swarm_count
+from .surface import atom_sasa, swarm_count
 from .swarms import swarm_centres
 
 SWARMS_PER_RESTRAINT = 20
@@ -204,6 +206,7 @@ def prepare_setup(
     restraints: str | os.PathLike[str] | None = None,
     options: SetupOptions = SetupOptions(),
     force: bool = False,
+    progress: Callable[[str], None] | None = None,
 ) -> Path:
     """Write a LightDock 0.9.4-compatible setup directory; returns it.
 
@@ -220,6 +223,7 @@ def prepare_setup(
 
     A folder that already holds a setup is refused unless ``force``, which first removes that
     setup's files (and its runs' outputs), so no file of the old setup is mixed into the new.
+    ``progress``, when given, receives a line as each stage ends (what it did, how long).
 
     Raises:
         SparkledockError: unreadable structure, unknown residue (unless skipped), bad
@@ -232,6 +236,7 @@ def prepare_setup(
     if (out / SETUP_FILE).exists() and not force:
         raise InputFileError(f"{out / SETUP_FILE}: a setup is already here (--force replaces it)")
     rec_name, lig_name = setup_names(rec_path, lig_path)
+    stage = _Stages(progress)
     rec_raw, lig_raw = read_structure(rec_path), read_structure(lig_path)
     rec_atoms, lig_atoms = _load(rec_raw, rec_path, options), _load(lig_raw, lig_path, options)
     rec_c, lig_c = centred(rec_atoms), centred(lig_atoms)
@@ -249,7 +254,9 @@ def prepare_setup(
                         raise InputFileError(f"{rpath}: {side} restraint {rid} not found in {name}")
 
     # swarm centres on the (centred) receptor's surface
-    count = options.swarms or swarm_count(rec_c)
+    stage.done(f"read and cleaned {len(rec_c)} + {len(lig_c)} atoms")
+    sasa = atom_sasa(rec_c)
+    count = options.swarms or swarm_count(rec_c, sasa=sasa)
     surface_filter = sights = None
     if parsed is not None and (parsed.receptor.active or parsed.receptor.passive):
         near = parsed.receptor.active + parsed.receptor.passive
@@ -264,6 +271,7 @@ def prepare_setup(
         near=surface_filter,
         near_distance=RESTRAINT_SURFACE_A,
         sights=sights,
+        sasa=sasa,
     )
     if len(centres) == 0:
         raise InputFileError(f"{rec_path}: no room for swarms on the receptor surface")
@@ -276,6 +284,7 @@ def prepare_setup(
     if parsed is not None:
         rec_sites = _calpha_sites(rec_c, parsed.receptor.active + parsed.receptor.passive)
         lig_sites = _calpha_sites(lig_c, parsed.ligand.active + parsed.ligand.passive)
+    stage.done(f"{len(centres)} swarm centres on the receptor surface")
     poses = initial_poses(
         centres,
         ids,
@@ -300,6 +309,7 @@ def prepare_setup(
         else:
             modes_of[modes_file] = (None, np.ones(len(atoms), dtype=bool))
 
+    stage.done(f"starting poses and normal modes ({n_rec} + {n_lig})")
     out.mkdir(parents=True, exist_ok=True)
     if force:
         _remove_setup(out)
@@ -315,9 +325,10 @@ def prepare_setup(
         if modes is not None:
             atomic_write_bytes(out / modes_file, _npy_bytes(modes))
         atomic_write_bytes(out / mask_name(name), _npy_bytes(mask))
-    for swarm in ids:
-        write_poses(out / "init" / f"initial_positions_{swarm}.dat", poses[swarm])
+    for swarm in ids:  # many small files: one sync for all (before setup.json) is enough
+        write_poses(out / "init" / f"initial_positions_{swarm}.dat", poses[swarm], durable=False)
         (out / f"swarm_{swarm}").mkdir(exist_ok=True)
+    os.sync()
     atomic_write_text(
         out / "init" / "swarm_centers.pdb",
         "".join(
@@ -369,4 +380,18 @@ def prepare_setup(
         # LightDock's format, whatever the input was (both tools read it)
         atomic_write_text(out / "restraints.list", format_restraints(parsed))
     atomic_write_text(out / "setup.json", json.dumps(config, indent=4, sort_keys=True) + "\n")
+    stage.done(f"wrote {out}")
     return out
+
+
+class _Stages:
+    """Reports each stage of a setup as it ends, with its duration."""
+
+    def __init__(self, progress: Callable[[str], None] | None) -> None:
+        self.progress, self.last = progress, time.perf_counter()
+
+    def done(self, what: str) -> None:
+        now = time.perf_counter()
+        if self.progress is not None:
+            self.progress(f"{what} ({now - self.last:.1f} s)")
+        self.last = now

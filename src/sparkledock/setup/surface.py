@@ -79,6 +79,10 @@ def atom_sasa(
     return _exposed(atoms.coords, radii, starts, both[:, 1].copy(), sphere_points(points))
 
 
-def swarm_count(atoms: Atoms, density: float = SURFACE_DENSITY_A2) -> int:
-    """Swarms for a receptor: one per ``density`` Å² of accessible surface (LightDock's rule)."""
-    return math.ceil(float(atom_sasa(atoms).sum()) / density)
+def swarm_count(
+    atoms: Atoms, density: float = SURFACE_DENSITY_A2, sasa: np.ndarray | None = None
+) -> int:
+    """Swarms for a receptor: one per ``density`` Å² of accessible surface (LightDock's rule);
+    ``sasa``: the per-atom areas when the caller has them already."""
+    sasa = atom_sasa(atoms) if sasa is None else sasa
+    return math.ceil(float(sasa.sum()) / density)

@@ -12,14 +12,12 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-from scipy.cluster.vq import kmeans2
 from scipy.spatial import ConvexHull, QhullError, cKDTree
 from scipy.spatial.distance import pdist
 
 from ..structure import Atoms
+from .kmeans import kmeans
 from .surface import atom_sasa, sphere_points
 
 SPHERE_POINTS_PER_CENTROID = 100
@@ -50,48 +48,48 @@ def swarm_centres(
     near: np.ndarray | None = None,
     near_distance: float = 10.0,
     sights: np.ndarray | None = None,
+    sasa: np.ndarray | None = None,
 ) -> np.ndarray:
     """``count`` swarm centres (or fewer if the surface offers fewer), (n, 3), in the
     receptor's frame. With ``near`` (coordinates of restraint residues' atoms), only surface
     atoms within ``near_distance`` of them, and those atoms, seed the swarms. With ``sights``
     (one central atom per restraint residue), points that cannot see their nearest restraint
-    past the receptor are dropped (see :func:`visible`)."""
-    sasa = atom_sasa(receptor)
+    past the receptor are dropped (see :func:`visible`). ``sasa``: the receptor's per-atom
+    accessible area, when the caller has it already."""
+    sasa = atom_sasa(receptor) if sasa is None else sasa
     exposed = sasa > SURFACE_ATOM_MIN_SASA_A2
     if near is not None and len(near):
         close = cKDTree(near).query(receptor.coords)[0]
         exposed = (exposed & (close <= near_distance)) | (close == 0.0)
     surface = receptor.coords[exposed]
     rng = np.random.default_rng(seed)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # kmeans2 warns about empty clusters
-        centroids = (
-            kmeans2(surface, count, minit="points", seed=rng, iter=100)[0]
-            if len(surface) > count
-            else surface
-        )
+    centroids = kmeans(surface, count, 100, rng, "points") if len(surface) > count else surface
     radius = surface_distance(ligand)
     shell = sphere_points(SPHERE_POINTS_PER_CENTROID) * radius
     candidates = (centroids[:, None, :] + shell[None, :, :]).reshape(-1, 3)
     owner = np.repeat(np.arange(len(centroids)), len(shell))
     # drop points nearer to another centroid than the radius
-    centroid_tree = cKDTree(centroids)
-    near = centroid_tree.query_ball_point(candidates, r=radius)
-    keep = np.array([all(c == o for c in cs) for cs, o in zip(near, owner, strict=True)])
-    candidates = candidates[keep]
+    candidates = candidates[~_near_other(candidates, owner, centroids, radius)]
     # drop points inside the receptor
-    atom_tree = cKDTree(receptor.coords)
-    inside = np.array(
-        [bool(x) for x in atom_tree.query_ball_point(candidates, INTERIOR_CUTOFF_A)], dtype=bool
-    )
-    candidates = candidates[~inside] if len(candidates) else candidates
+    if len(candidates):
+        inside = cKDTree(receptor.coords).query(candidates)[0] <= INTERIOR_CUTOFF_A
+        candidates = candidates[~inside]
     if sights is not None and len(sights) and len(candidates):
         candidates = candidates[visible(candidates, sights, centroids)]
     if len(candidates) <= count:
         return candidates
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return kmeans2(candidates, count, minit="++", seed=rng, iter=500)[0]
+    return kmeans(candidates, count, 500, rng, "++")
+
+
+def _near_other(
+    points: np.ndarray, owner: np.ndarray, centroids: np.ndarray, radius: float
+) -> np.ndarray:
+    """Which points have a centroid other than their owner within ``radius`` (inclusive)."""
+    k = min(2, len(centroids))
+    distance, index = cKDTree(centroids).query(points, k=k)
+    distance, index = distance.reshape(len(points), k), index.reshape(len(points), k)
+    other = index != owner[:, None]
+    return ((distance <= radius) & other).any(axis=1)
 
 
 def visible(points: np.ndarray, sights: np.ndarray, hull_points: np.ndarray) -> np.ndarray:
