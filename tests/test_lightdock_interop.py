@@ -279,38 +279,47 @@ def test_installed_commands_run_and_never_replace_others(tmp_path):
     reason="optional: set LIGHTDOCK_PYTHON to a LightDock 0.9.4 venv's python",
 )
 def test_lightdock_tools_on_a_restrained_sparkledock_setup(restrained):
-    """LightDock's own lightdock3.py, lgd_rank.py and lgd_top.py on sparkledock's restrained
-    setup: sparkledock's exact trajectories (swarm 2 starts from initial_positions_10.dat),
-    its ranking and its models (LightDock's in its centred frame, ours in the input's)."""
+    """LightDock's own lightdock3.py, lgd_generate_conformations.py, lgd_cluster_bsas.py,
+    lgd_rank.py and lgd_top.py on sparkledock's restrained setup give what sparkledock's
+    LightDock-named commands give: the exact trajectories (swarm 2 starts from
+    initial_positions_10.dat), the clusters, the ranking and the models (LightDock's in its
+    centred frame, ours in the input's)."""
     _, out = restrained
     python = Path(os.environ["LIGHTDOCK_PYTHON"])
     ld = out.parent / "lightdock"
     shutil.copytree(out, ld)
-
-    def lightdock(*argv):
-        subprocess.run([str(python), str(python.parent / argv[0]), *argv[1:]], cwd=ld,
-                       check=True, capture_output=True)  # fmt: skip
-
-    lightdock("lightdock3.py", "setup.json", "5", "-s", "fastdfire", "-c", "1")
-    lightdock("lgd_rank.py", "12", "5")
-    lightdock("lgd_top.py", "2X9A_r_u.pdb", "2X9A_l_u.pdb", "rank_by_scoring.list", "3",
-              "--setup", "setup.json")  # fmt: skip
+    steps = [
+        (".", "lightdock3.py", "setup.json 5 -s fastdfire -c 1"),
+        (
+            "swarm_0",
+            "lgd_generate_conformations.py",
+            "../2X9A_r_u.pdb ../2X9A_l_u.pdb gso_5.out 6 --setup ../setup.json",
+        ),
+        ("swarm_0", "lgd_cluster_bsas.py", "gso_5.out"),
+        (".", "lgd_rank.py", "12 5"),
+        (".", "lgd_top.py", "2X9A_r_u.pdb 2X9A_l_u.pdb rank_by_scoring.list 3 --setup setup.json"),
+    ]
     cwd = Path.cwd()
-    os.chdir(out)
     try:
-        assert main("lightdock3.py", ["setup.json", "5", "-s", "fastdfire", "-c", "1"]) == 0
-        assert main("lgd_rank.py", ["12", "5"]) == 0
-        assert (
-            main("lgd_top.py", ["2X9A_r_u.pdb", "2X9A_l_u.pdb", "rank_by_scoring.list", "3"]) == 0
-        )
+        for folder, command, argv in steps:
+            subprocess.run(
+                [str(python), str(python.parent / command), *argv.split()],
+                cwd=ld / folder,
+                check=True,
+                capture_output=True,
+            )
+            os.chdir(out / folder)
+            assert main(command, argv.split()) == 0, command
     finally:
         os.chdir(cwd)
     for swarm in range(12):
         for step in (0, 5):
             name = f"swarm_{swarm}/gso_{step}.out"
             assert (out / name).read_text() == (ld / name).read_text(), name
-    assert (out / "rank_by_scoring.list").read_text() == (ld / "rank_by_scoring.list").read_text()
+    for name in ("swarm_0/cluster.repr", "rank_by_scoring.list"):
+        assert (out / name).read_text() == (ld / name).read_text(), name
     centre = load_setup(out).model_centre
-    for i in (1, 2, 3):
-        ours, theirs = _coords(out / f"top_{i}.pdb"), _coords(ld / f"top_{i}.pdb")
-        assert np.allclose(ours - centre, theirs, atol=3e-3)
+    models = [f"swarm_0/lightdock_{g}.pdb" for g in range(6)] + [f"top_{i}.pdb" for i in (1, 2, 3)]
+    for name in models:
+        ours, theirs = _coords(out / name), _coords(ld / name)
+        assert np.allclose(ours - centre, theirs, atol=3e-3), name
