@@ -139,10 +139,12 @@ def cmd_setup(args: argparse.Namespace) -> int:
         anm=args.anm,
         anm_rec=args.anm_rec,
         anm_lig=args.anm_lig,
+        anm_rmsd=args.anm_rmsd,
         noxt=args.noxt,
         noh=args.noh,
         now=args.now,
         seed=args.seed,
+        swarm_radius=args.swarm_radius,
         skip_unknown=args.skip_unknown,
         map_modified=not args.no_map_modified,
     )
@@ -468,6 +470,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--anm", "-anm", action="store_true", help="use normal modes")
     p.add_argument("--anm-rec", "-anm_rec", dest="anm_rec", type=at_least(0), default=10)
     p.add_argument("--anm-lig", "-anm_lig", dest="anm_lig", type=at_least(0), default=10)
+    p.add_argument(
+        "--anm-rmsd",
+        dest="anm_rmsd",
+        type=float,
+        default=0.5,
+        help="mean RMSD (Å) of conformers with unit mode extents (0.5)",
+    )
+    p.add_argument(
+        "--swarm-radius",
+        "-sr",
+        dest="swarm_radius",
+        type=float,
+        default=10.0,
+        help="radius (Å) of the ball of starting translations around a swarm centre (10)",
+    )
     p.add_argument("-r", "--restraints", "-rst", help="LightDock restraints or HADDOCK .tbl")
     p.add_argument("--noxt", "-noxt", action="store_true", help="drop OXT atoms")
     p.add_argument("--noh", "-noh", action="store_true", help="drop hydrogens")

@@ -23,6 +23,7 @@ import sys
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -91,78 +92,58 @@ def _check_structures(setup_dir: Path, receptor: str, ligand: str) -> None:
 # --- lightdock3_setup.py ---------------------------------------------------------------
 
 
+#: lightdock3_setup.py's options: LightDock's spellings, where sparkledock's ``setup`` keeps
+#: the value (its option name, or LightDock's own for those checked here), the type (None: a
+#: flag) and LightDock's default.
+_SETUP_OPTIONS: tuple[tuple[tuple[str, ...], str, Any, Any], ...] = (
+    (("-s", "--s", "--swarms"), "swarms", at_least(0), 0),
+    (("-g", "--g", "--glowworms"), "glowworms", at_least(1), 200),
+    (("--seed_points", "-seed_points"), "seed", int, 324324),
+    (("--noxt", "-noxt"), "noxt", None, False),
+    (("--noh", "-noh"), "noh", None, False),
+    (("--now", "-now"), "now", None, False),
+    (("--verbose_parser", "-verbose_parser"), "verbose_parser", None, False),
+    (("-anm", "--anm"), "anm", None, False),
+    (("--seed_anm", "-seed_anm"), "anm_seed", int, 324324),
+    (("--anm_rec_rmsd", "-anm_rec_rmsd"), "anm_rmsd", float, 0.5),
+    (("--anm_lig_rmsd", "-anm_lig_rmsd"), "anm_lig_rmsd", float, 0.5),
+    (("-ar", "--ar", "-anm_rec", "--anm_rec"), "anm_rec", at_least(1), 10),
+    (("-al", "--al", "-anm_lig", "--anm_lig"), "anm_lig", at_least(1), 10),
+    (("-r", "--r", "-rst", "--rst"), "restraints", str, None),
+    (("-membrane", "--membrane"), "membrane", None, False),
+    (("-transmembrane", "--transmembrane"), "transmembrane", None, False),
+    (("-sp", "--sp", "-starting_positions", "--starting_positions"), "starting", None, False),
+    (("-sd", "--sd", "-surface_density", "--surface_density"), "surface_density", float, 50.0),
+    (("-sr", "--sr", "-swarm_radius", "--swarm_radius"), "swarm_radius", float, 10.0),
+    (("-flip", "--flip"), "flip", None, False),
+    (("-fd", "--fd", "-fixed_distance", "--fixed_distance"), "fixed_distance", float, 0.0),
+    (
+        ("-spr", "--spr", "-swarms_per_restraint", "--swarms_per_restraint"),
+        "swarms_per_restraint",
+        int,
+        20,
+    ),
+    (("--ds", "-ds"), "dense_sampling", None, False),
+)
+#: Flags LightDock has and sparkledock's setup has not built yet (dest -> spelling).
+_SETUP_FLAGS_NOT_BUILT = {
+    "membrane": "-membrane",
+    "transmembrane": "-transmembrane",
+    "starting": "-sp",
+    "flip": "--flip",
+    "dense_sampling": "--ds",
+}
+
+
 def _setup_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="lightdock3_setup.py")
-    p.add_argument("receptor_pdb")
-    p.add_argument("ligand_pdb")
-    p.add_argument("-s", "--s", "--swarms", dest="swarms", type=at_least(0), default=0)
-    p.add_argument("-g", "--g", "--glowworms", dest="glowworms", type=at_least(1), default=200)
-    p.add_argument(
-        "--seed_points", "-seed_points", dest="starting_points_seed", type=int, default=324324
-    )
-    _flag(p, "--noxt", "-noxt", dest="noxt")
-    _flag(p, "--noh", "-noh", dest="noh")
-    _flag(p, "--now", "-now", dest="now")
-    _flag(p, "--verbose_parser", "-verbose_parser", dest="verbose_parser")
-    _flag(p, "-anm", "--anm", dest="use_anm")
-    p.add_argument("--seed_anm", "-seed_anm", dest="anm_seed", type=int, default=324324)
-    p.add_argument("--anm_rec_rmsd", "-anm_rec_rmsd", dest="anm_rec_rmsd", type=float, default=0.5)
-    p.add_argument("--anm_lig_rmsd", "-anm_lig_rmsd", dest="anm_lig_rmsd", type=float, default=0.5)
-    p.add_argument(
-        "-ar", "--ar", "-anm_rec", "--anm_rec", dest="anm_rec", type=at_least(1), default=10
-    )
-    p.add_argument(
-        "-al", "--al", "-anm_lig", "--anm_lig", dest="anm_lig", type=at_least(1), default=10
-    )
-    p.add_argument("-r", "--r", "-rst", "--rst", dest="restraints", default=None)
-    _flag(p, "-membrane", "--membrane", dest="membrane")
-    _flag(p, "-transmembrane", "--transmembrane", dest="transmembrane")
-    _flag(
-        p,
-        "-sp",
-        "--sp",
-        "-starting_positions",
-        "--starting_positions",
-        dest="write_starting_positions",
-    )
-    p.add_argument(
-        "-sd",
-        "--sd",
-        "-surface_density",
-        "--surface_density",
-        dest="surface_density",
-        type=float,
-        default=50.0,
-    )
-    p.add_argument(
-        "-sr",
-        "--sr",
-        "-swarm_radius",
-        "--swarm_radius",
-        dest="swarm_radius",
-        type=float,
-        default=10.0,
-    )
-    _flag(p, "-flip", "--flip", dest="flip")
-    p.add_argument(
-        "-fd",
-        "--fd",
-        "-fixed_distance",
-        "--fixed_distance",
-        dest="fixed_distance",
-        type=float,
-        default=0.0,
-    )
-    p.add_argument(
-        "-spr",
-        "--spr",
-        "-swarms_per_restraint",
-        "--swarms_per_restraint",
-        dest="swarms_per_restraint",
-        type=int,
-        default=20,
-    )
-    _flag(p, "--ds", "-ds", dest="dense_sampling")
+    p.add_argument("receptor")
+    p.add_argument("ligand")
+    for spellings, dest, kind, default in _SETUP_OPTIONS:
+        if kind is None:
+            _flag(p, *spellings, dest=dest)
+        else:
+            p.add_argument(*spellings, dest=dest, type=kind, default=default)
     p.add_argument(
         "-V",
         "-v",
@@ -174,44 +155,24 @@ def _setup_parser() -> argparse.ArgumentParser:
 
 
 def _setup(args: argparse.Namespace) -> int:
-    from .setup.prepare import SetupOptions, prepare_setup
+    from .cli import cmd_setup
 
-    for dest, spelling in (
-        ("membrane", "-membrane"),
-        ("transmembrane", "-transmembrane"),
-        ("write_starting_positions", "-sp"),
-        ("flip", "--flip"),
-        ("dense_sampling", "--ds"),
-    ):
+    for dest, spelling in _SETUP_FLAGS_NOT_BUILT.items():
         if getattr(args, dest):
             raise _refuse(spelling)
     _check_defaults(
         args, {"surface_density": "-sd", "fixed_distance": "-fd", "swarms_per_restraint": "-spr"}
     )
-    if args.starting_points_seed != args.anm_seed:
+    if args.seed != args.anm_seed:
         raise _refuse("--seed_points and --seed_anm with different values", "one seed for both")
-    if args.anm_rec_rmsd != args.anm_lig_rmsd:
+    if args.anm_rmsd != args.anm_lig_rmsd:
         raise _refuse("different --anm_rec_rmsd and --anm_lig_rmsd", "one amplitude for both")
     if Path("setup.json").exists():
         raise InputFileError("setup.json: a setup is already here (LightDock refuses too)")
-    options = SetupOptions(
-        glowworms=args.glowworms,
-        swarms=args.swarms,
-        anm=args.use_anm,
-        anm_rec=args.anm_rec,
-        anm_lig=args.anm_lig,
-        anm_rmsd=args.anm_rec_rmsd,
-        noxt=args.noxt,
-        noh=args.noh,
-        now=args.now,
-        seed=args.starting_points_seed,
-        swarm_radius=args.swarm_radius,
+    setup = argparse.Namespace(
+        **vars(args), output=".", force=False, skip_unknown=False, no_map_modified=False
     )
-    out = prepare_setup(
-        args.receptor_pdb, args.ligand_pdb, ".", restraints=args.restraints, options=options
-    )
-    print(f"lightdock3_setup.py: LightDock setup OK in {out.resolve()}", file=sys.stderr)
-    return 0
+    return cmd_setup(setup)
 
 
 # --- lightdock3.py ---------------------------------------------------------------------

@@ -15,6 +15,7 @@ import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import Any
 
 import gemmi
 import numpy as np
@@ -344,35 +345,19 @@ def removal_mask(
 
 
 def clean(
-    atoms: Atoms,
-    *,
-    remove_hydrogens: bool = True,
-    remove_water: bool = True,
-    remove_oxt: bool = True,
-    remove_hetero: bool = True,
-    keep_hetero_residues: Iterable[str] = (),
-    map_modified: bool = True,
-    source: str = "structure",
+    atoms: Atoms, *, map_modified: bool = True, source: str = "structure", **removal: Any
 ) -> Atoms:
     """Apply LightDock's ``--noh``/``--now``/``--noxt`` cleaning and drop hetero groups.
 
     Common modified residues are first read as their parent amino acids
-    (:func:`map_modified_residues`; ``map_modified=False`` leaves them hetero groups). Hetero
-    groups (HETATM residues not listed in ``keep_hetero_residues``) are removed with a
+    (:func:`map_modified_residues`; ``map_modified=False`` leaves them hetero groups). What is
+    removed is :func:`removal_mask`'s choice (``removal``: its keyword options, all on by
+    default): hetero groups (HETATM residues not in ``keep_hetero_residues``) go with a
     :class:`HeteroGroupWarning` naming them, rather than failing later in scoring.
     """
     if map_modified:
         atoms = map_modified_residues(atoms, source)
-    drop = removal_mask(
-        atoms,
-        remove_hydrogens=remove_hydrogens,
-        remove_water=remove_water,
-        remove_oxt=remove_oxt,
-        remove_hetero=remove_hetero,
-        keep_hetero_residues=keep_hetero_residues,
-        source=source,
-    )
-    return atoms.select(~drop)
+    return atoms.select(~removal_mask(atoms, source=source, **removal))
 
 
 def centre_of_coordinates(coords: np.ndarray) -> np.ndarray:

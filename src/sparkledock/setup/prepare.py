@@ -84,6 +84,8 @@ def _check_options(options: SetupOptions) -> None:
         raise SparkledockError(f"swarms must be 0 (LightDock's rule) or more, got {options.swarms}")
     if options.anm and (options.anm_rec < 0 or options.anm_lig < 0):
         raise SparkledockError("normal-mode counts must not be negative")
+    if options.anm and options.anm_rmsd <= 0:
+        raise SparkledockError(f"normal-mode RMSD must be positive, got {options.anm_rmsd}")
     if options.swarm_radius <= 0:
         raise SparkledockError(f"swarm radius must be positive, got {options.swarm_radius}")
 
