@@ -25,7 +25,7 @@ from .analysis.models import write_models
 from .analysis.rank import rank, write_ranking
 from .backend import Engine
 from .errors import InputFileError, SparkledockError, SparkledockWarning
-from .fileutil import LOCK_NAME, atomic_write_text, check_output_folder, folder_lock
+from .fileutil import LOCK_NAME, atomic_write_text, folder_lock
 from .io.lightdock import load_setup
 from .io.restraints import read_restraints
 from .setup.prepare import SetupOptions, prepare_setup
@@ -156,9 +156,10 @@ def _read_record(out: Path) -> dict:
         return {}
 
 
-def _write_record(out: Path, key: str, stage: str, history=None) -> None:
+def _write_record(out: Path, key: str, stage: str, history=None) -> dict:
     record = {"key": key, "stage": stage, "history": [list(h) for h in history or []]}
     atomic_write_text(out / DOCK_RECORD, json.dumps(record) + "\n")
+    return record
 
 
 def _own_outputs(out: Path) -> list[Path]:
@@ -239,17 +240,15 @@ def dock(
                 _check_inputs(
                     receptor=receptor, ligand=ligand, restraints=restraints, reference=reference
                 )
-                check_output_folder(out)
                 created = not out.exists()
-                stack.enter_context(folder_lock(out))
+                stack.enter_context(folder_lock(out))  # (which checks the folder first)
                 if created:
                     stack.callback(_forget_unfinished, out)
                 key = dock_key(receptor, ligand, restraints, options)
                 record = _begin(out, key, force)
                 if not record:
                     _prepare(receptor, ligand, out, restraints, options)
-                    _write_record(out, key, "setup")
-                    record = _read_record(out)
+                    record = _write_record(out, key, "setup")
             except SparkledockError as exc:
                 record = exc
         if parallel:

@@ -104,7 +104,7 @@ def screen(
     rank, size = (comm.Get_rank(), comm.Get_size()) if comm is not None else (0, 1)
     pairs = read_pairs(pairs_file)
     out = Path(out)
-    check_output_folder(out)
+    check_output_folder(out)  # on every rank, before any work (only rank 0 locks)
     with contextlib.ExitStack() as stack:
         if rank == 0:  # one process (job) at a time per screen folder
             stack.enter_context(folder_lock(out))

@@ -42,7 +42,7 @@ from .io.lightdock import (
     starting_file,
     write_gso_output,
 )
-from .io.restraints import read_any_restraints, restraints_from_config
+from .io.restraints import Restraints, read_any_restraints, restraints_from_config
 from .memory import USABLE_FRACTION, MemoryPlan, free_bytes, plan_groups
 from .pose import PoseLayout
 
@@ -95,7 +95,7 @@ def load_run_context(setup_json: str | os.PathLike[str], scoring: str = "dfire")
     return RunContext(root, setup, prepared, ellipsoid_centre(setup.ligand.atoms.coords))
 
 
-def setup_restraints(setup: DockingSetup):
+def setup_restraints(setup: DockingSetup) -> Restraints | None:
     """The restraints a setup docks with: ``receptor_restraints``/``ligand_restraints`` of its
     ``setup.json`` (what LightDock's simulation reads), else the file its ``restraints`` key
     names inside the setup folder (sparkledock setups before these keys)."""
@@ -386,7 +386,7 @@ def run_simulation(
         if resumed is not None and resumed.group == group and resumed.state is not None:
             state = resumed.state
             rng.restore(resumed.rng)
-            log = [row for row in in_flight if row[0] <= state.step]
+            log = list(in_flight)  # the steps up to the checkpoint
         else:
             state = gso.initial_state(np.stack([starts[s] for s in group]))
             _clear_swarm_outputs(root, group)
