@@ -303,3 +303,21 @@ def test_screen_warns_of_columns_it_ignores(tmp_path):
     (tmp_path / "pairs.csv").write_text("name,receptor,ligand\np,r.pdb,l.pdb,extra\n")
     with pytest.raises(InputFileError, match=r"pairs\.csv:2: more fields"):
         read_pairs(tmp_path / "pairs.csv")
+
+
+def test_a_reference_of_one_chain_is_refused_before_docking(tmp_path, capsys):
+    one = tmp_path / "one.pdb"
+    lines = (SRC / "2X9A_target.pdb").read_text().splitlines()
+    one.write_text("\n".join(ln for ln in lines if ln.startswith("ATOM") and ln[21] == "A"))
+    argv = ["dock", str(REC), str(LIG), "--steps", "1", "-g", "4", "-s", "2", "--quiet"]
+    _one_line_error(
+        capsys,
+        [*argv, "--reference", str(one), "-o", str(tmp_path / "d")],
+        "needs both partners' chains, it has 1",
+    )
+    assert not (tmp_path / "d").exists()
+
+
+def test_more_swarms_than_the_surface_holds_is_said(tmp_path):
+    with pytest.warns(UserWarning, match="100000 swarms asked, the receptor surface holds"):
+        prepare_setup(REC, LIG, tmp_path / "s", options=SetupOptions(glowworms=2, swarms=100000))

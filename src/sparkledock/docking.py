@@ -30,6 +30,7 @@ from .io.lightdock import load_setup
 from .io.restraints import read_restraints
 from .setup.prepare import SetupOptions, prepare_setup
 from .simulation import run_simulation
+from .structure import read_structure
 
 FILTER_FRACTION = 0.4
 
@@ -125,6 +126,14 @@ def _check_inputs(**files: str | os.PathLike[str] | None) -> None:
     for what, path in files.items():
         if path is not None and not Path(path).is_file():
             raise InputFileError(f"{path}: no such {what} file")
+    reference = files.get("reference")
+    if reference is not None:  # read now, not after the docking it evaluates
+        chains = set(read_structure(reference).chain.astype(str))
+        if len(chains) < 2:
+            raise InputFileError(
+                f"{reference}: a reference complex needs both partners' chains, it has "
+                f"{len(chains)} ({', '.join(sorted(chains))})"
+            )
 
 
 def dock_key(receptor, ligand, restraints, options: DockOptions) -> str:

@@ -277,6 +277,13 @@ def prepare_setup(
     )
     if len(centres) == 0:
         raise InputFileError(f"{rec_path}: no room for swarms on the receptor surface")
+    if options.swarms and len(centres) < options.swarms:
+        warnings.warn(
+            f"{rec_path}: {options.swarms} swarms asked, the receptor surface holds "
+            f"{len(centres)}",
+            SparkledockWarning,
+            stacklevel=2,
+        )
 
     n_rec = options.anm_rec if options.anm else 0
     n_lig = options.anm_lig if options.anm else 0
