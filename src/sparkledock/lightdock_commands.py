@@ -16,7 +16,6 @@ DIR`` writes the scripts into ``DIR``, and ``sparkledock lightdock NAME ARGS`` r
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import stat
 import sys
@@ -31,6 +30,7 @@ from . import __version__
 from .cli import at_least
 from .errors import InputFileError, SparkledockError
 from .fileutil import atomic_write_text
+from .io.lightdock import DockingSetup, load_setup
 
 #: LightDock 0.9.4 defaults of options that sparkledock accepts only at these values.
 LIGHTDOCK_DEFAULTS = {
@@ -76,10 +76,10 @@ def _find_setup(explicit: str | None, *near: Path) -> Path:
     raise InputFileError("no setup.json here nor beside the inputs (give --setup setup.json)")
 
 
-def _check_structures(setup_dir: Path, receptor: str, ligand: str) -> None:
+def _check_structures(setup: DockingSetup, receptor: str, ligand: str) -> None:
     """LightDock's tools read ``lightdock_<name>`` beside each named structure; sparkledock
     reads the setup's. Refuse names that are not the setup's, rather than mixing files."""
-    config = json.loads((setup_dir / "setup.json").read_text())
+    config, setup_dir = setup.config, setup.path
     for given, key in ((receptor, "receptor_pdb"), (ligand, "ligand_pdb")):
         if not Path(given).exists():
             raise InputFileError(f"{given}: no such file")
@@ -286,13 +286,13 @@ def _models_parser(prog: str, third: str, fourth: str) -> argparse.ArgumentParse
     return p
 
 
-def _model_setup(args: argparse.Namespace, near: Path):
+def _model_setup(args: argparse.Namespace, near: Path) -> DockingSetup:
+    """The setup to build models from, holding every atom of its parsed structures."""
     from .analysis.models import with_file_atoms
-    from .io.lightdock import load_setup
 
-    setup_dir = _find_setup(args.setup_file, near, Path(args.receptor_structures).parent)
-    _check_structures(setup_dir, args.receptor_structures, args.ligand_structures)
-    return with_file_atoms(load_setup(setup_dir))
+    setup = load_setup(_find_setup(args.setup_file, near, Path(args.receptor_structures).parent))
+    _check_structures(setup, args.receptor_structures, args.ligand_structures)
+    return with_file_atoms(setup)
 
 
 def _top(args: argparse.Namespace) -> int:
@@ -335,7 +335,6 @@ def _cluster_parser() -> argparse.ArgumentParser:
 
 def _cluster(args: argparse.Namespace) -> int:
     from .analysis.cluster import write_cluster_repr
-    from .io.lightdock import load_setup
 
     gso_file = Path(args.gso_output_file).absolute()
     setup_dir = _find_setup(None, gso_file.parent.parent)
@@ -365,7 +364,6 @@ def _filter(args: argparse.Namespace) -> int:
     from .analysis.filter import satisfaction
     from .analysis.models import write_models
     from .analysis.rank import read_ranking
-    from .io.lightdock import load_setup
     from .io.restraints import read_restraints
 
     if args.rnuc or args.lnuc:

@@ -279,8 +279,7 @@ def prepare_setup(
         raise InputFileError(f"{rec_path}: no room for swarms on the receptor surface")
     if options.swarms and len(centres) < options.swarms:
         warnings.warn(
-            f"{rec_path}: {options.swarms} swarms asked, the receptor surface holds "
-            f"{len(centres)}",
+            f"{rec_path}: {options.swarms} swarms asked, the receptor surface holds {len(centres)}",
             SparkledockWarning,
             stacklevel=2,
         )
