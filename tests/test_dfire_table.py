@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from conftest import SHARED
-from sparkledock.scoring.dfire import (
+from sparkledock.scoring.dfire.model import (
     ATOM_TYPE,
     DIST_TO_BINS,
     N_BINS,
@@ -59,7 +59,7 @@ def test_dist_to_bins_at_the_cutoff():
 
 def test_cell_lookup_equals_square_root_binning():
     """The sqrt-free bin lookup agrees with trunc(2·sqrt(d2) − 1) on every edge and at random."""
-    from sparkledock.scoring.dfire import BINS, cell_bins, interface_below, k_thresholds
+    from sparkledock.scoring.dfire.model import BINS, cell_bins, interface_below, k_thresholds
 
     cells = cell_bins()
     edges = [(m + 1) ** 2 / 4.0 for m in range(30)] + list(k_thresholds()[1:])

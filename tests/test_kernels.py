@@ -9,7 +9,7 @@ from conftest import BENCH, golden
 from sparkledock.io.restraints import Restraints, SideRestraints, read_restraints
 from sparkledock.partner import Partner
 from sparkledock.scoring import get_scoring
-from sparkledock.scoring.dfire import ATOM_TYPE, dfire_table
+from sparkledock.scoring.dfire.model import ATOM_TYPE, dfire_table
 from sparkledock.structure import atoms_from_lists
 
 DFIRE = get_scoring("dfire")

@@ -18,7 +18,7 @@ from sparkledock.scoring import get_scoring
 torch = pytest.importorskip("torch")
 
 from sparkledock import gso, gso_torch  # noqa: E402
-from sparkledock.kernels import dfire_torch  # noqa: E402
+from sparkledock.scoring.dfire import torch_kernel as dfire_torch  # noqa: E402
 
 DFIRE = get_scoring("dfire")
 FP64 = Engine("torch", "cpu", "fp64")

@@ -13,8 +13,8 @@ import numpy as np
 import torch
 
 from .gso import LINEAR_THRESHOLD, QUATERNION_EQ_TOL, ZERO_NORM, GSOParameters, SwarmState
-from .kernels.dfire_torch import DeviceDFIRE, rotate
 from .pose import PoseLayout
+from .scoring.dfire.torch_kernel import DeviceDFIRE, rotate
 
 
 def select(

@@ -271,7 +271,7 @@ def _plan(
     """Swarms per group (from the memory model) and the device scorer, for torch engines."""
     if not engine.on_torch:
         return None, None
-    from .kernels.dfire_torch import default_workspace, device_model
+    from .scoring.dfire.torch_kernel import default_workspace, device_model
 
     budget = int(limit if limit is not None else free_bytes(engine) * USABLE_FRACTION)
     if engine.device == "cpu":

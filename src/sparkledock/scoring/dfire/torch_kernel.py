@@ -30,9 +30,10 @@ from importlib.util import find_spec
 import numpy as np
 import torch
 
-from ..backend import Engine
-from ..pose import rotate_lightdock as rotate
-from ..scoring.dfire import (
+from ...backend import Engine
+from ...pose import rotate_lightdock as rotate
+from ...spatial import build_tiles
+from .model import (
     BINS,
     DFIRE_CUTOFF2,
     ENERGY_OFFSET,
@@ -44,7 +45,6 @@ from ..scoring.dfire import (
     N_TYPES,
     DFIREModel,
 )
-from ..spatial import build_tiles
 
 TILE = 32
 #: Bytes of device memory one tile pair needs while it is processed (about twelve 32 × 32

@@ -29,18 +29,20 @@ from __future__ import annotations
 import lzma
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+from importlib import import_module, resources
+from typing import ClassVar
 
 import numpy as np
 
-from ..backend import Engine
-from ..errors import RestraintError, SkippedAtomWarning, UnsupportedAtomError
-from ..io.restraints import Restraints
-from ..partner import Partner
-from ..pose import PoseLayout
-from ..spatial import DEFAULT_TILE_SIZE, Tiles, build_tiles
+from ...backend import Engine
+from ...errors import RestraintError, SkippedAtomWarning, UnsupportedAtomError
+from ...io.restraints import Restraints
+from ...partner import Partner
+from ...pose import PoseLayout
+from ...spatial import DEFAULT_TILE_SIZE, Tiles, build_tiles
 
 DFIRE_CUTOFF_A = 15.0
 DFIRE_CUTOFF2 = DFIRE_CUTOFF_A * DFIRE_CUTOFF_A
@@ -330,6 +332,26 @@ class DFIRE:
     """LightDock's ``fastdfire`` scoring function: prepare once, score batches of poses."""
 
     name = "dfire"
+    #: backend -> the module of this package holding its kernel ``score_poses(model, poses,
+    #: *, threads[, engine])``: numba and numpy agree bit for bit, torch to 1e-12 (fp64).
+    backends: ClassVar[dict[str, str]] = {
+        "numba": "numba_kernel",
+        "numpy": "numpy_kernel",
+        "torch": "torch_kernel",
+    }
+
+    def kernel(self, backend: str) -> Callable[..., np.ndarray]:
+        """This function's kernel for ``backend`` (imported on first use).
+
+        Raises:
+            ValueError: the function has no kernel for that backend.
+        """
+        if backend not in self.backends:
+            known = ", ".join(sorted(self.backends))
+            raise ValueError(
+                f"no {backend!r} backend for scoring {self.name!r} (available: {known})"
+            )
+        return import_module(f"{__package__}.{self.backends[backend]}").score_poses
 
     def prepare(
         self,
@@ -409,12 +431,10 @@ class DFIRE:
         all-pairs reference; both bit-identical) or ``"torch"``; an ``engine`` (see
         :func:`sparkledock.backend.resolve_engine`) overrides it and sets device and precision.
         """
-        from ..kernels import get_kernel
-
         poses = model.layout.validate(poses)
         if engine is not None:
             backend = engine.backend
-        kernel = get_kernel("dfire", backend)
+        kernel = self.kernel(backend)
         if backend == "torch":
             return kernel(model, poses, threads=threads, engine=engine)
         return kernel(model, poses, threads=threads)

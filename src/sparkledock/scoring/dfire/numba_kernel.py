@@ -32,7 +32,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from ..scoring.dfire import (
+from .model import (
     DFIRE_CUTOFF2,
     ENERGY_OFFSET,
     ENERGY_SCALE,

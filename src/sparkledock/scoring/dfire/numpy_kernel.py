@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..pose import deform, rotate_lightdock
-from ..scoring.dfire import (
+from ...pose import deform, rotate_lightdock
+from .model import (
     DFIRE_CUTOFF2,
     N_BINS,
     N_TYPES,
