@@ -17,6 +17,7 @@ from scipy.sparse.linalg import eigsh
 from scipy.spatial import cKDTree
 
 from .errors import UnsupportedAtomError
+from .seeds import DEFAULT_SEED
 from .structure import Atoms
 
 ANM_CUTOFF_A = 15.0
@@ -132,7 +133,7 @@ def normal_modes(
     atoms: Atoms,
     n_modes: int = 10,
     rmsd: float = 0.5,
-    seed: int = 324324,
+    seed: int = DEFAULT_SEED,
     source: str = "structure",
 ) -> tuple[np.ndarray, np.ndarray]:
     """LightDock-style ANM modes of a structure.

@@ -26,6 +26,7 @@ from .errors import SparkledockError
 from .fileutil import folder_lock
 from .io.lightdock import load_setup, read_poses
 from .scoring import SCORING_FUNCTIONS
+from .seeds import DEFAULT_SEED
 
 if TYPE_CHECKING:
     from .docking import DockOptions
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 CHUNK = 8192
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+def show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     print(f"sparkledock: warning: {message}", file=sys.stderr)
 
 
@@ -489,7 +490,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--noxt", "-noxt", action="store_true", help="drop OXT atoms")
     p.add_argument("--noh", "-noh", action="store_true", help="drop hydrogens")
     p.add_argument("--now", "-now", action="store_true", help="drop waters")
-    p.add_argument("--seed", type=int, default=324324, help="seed for modes and poses")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed for modes and poses")
     p.add_argument(
         "--skip-unknown",
         action="store_true",
@@ -507,7 +508,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("steps", type=at_least(1), help="GSO steps")
     p.add_argument("--swarms", type=at_least(0), nargs="+", help="swarm ids (default: all)")
     p.add_argument("--scoring", default="dfire", choices=sorted(SCORING_FUNCTIONS))
-    p.add_argument("--seed", type=int, default=324324, help="GSO seed (default: 324324)")
+    p.add_argument(
+        "--seed", type=int, default=DEFAULT_SEED, help=f"GSO seed (default: {DEFAULT_SEED})"
+    )
     p.add_argument(
         "--exact",
         action="store_true",
@@ -623,7 +626,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``sparkledock`` console script."""
     args = build_parser().parse_args(argv)
-    warnings.showwarning = _show_warning
+    warnings.showwarning = show_warning
     try:
         return int(args.func(args))
     except SparkledockError as exc:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import csv
 import hashlib
-import html
 import io
 import json
 import os
@@ -23,11 +21,13 @@ from .analysis.cluster import write_cluster_repr
 from .analysis.filter import satisfaction
 from .analysis.models import write_models
 from .analysis.rank import rank, write_ranking
+from .analysis.report import write_report
 from .backend import Engine
 from .errors import InputFileError, SparkledockError, SparkledockWarning
 from .fileutil import LOCK_NAME, atomic_write_text, folder_lock
 from .io.lightdock import load_setup
 from .io.restraints import read_restraints
+from .seeds import DEFAULT_SEED
 from .setup.prepare import SetupOptions, prepare_setup
 from .simulation import run_simulation
 from .structure import read_structure
@@ -44,68 +44,12 @@ class DockOptions:
     swarms: int = 0
     anm: bool = True
     top: int = 10
-    seed: int = 324324
+    seed: int = DEFAULT_SEED
     threads: int | None = None
     quiet: bool = False
     engine: Engine | None = None
     #: read modified residues (MSE, SEP, ...) as their parent amino acids
     map_modified: bool = True
-
-
-def _png(figure) -> str:
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
-    return base64.b64encode(buffer.getvalue()).decode()
-
-
-def _report(out: Path, history, cluster_sizes, rows, reference: bool) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    images = []
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    steps = [h[0] for h in history]
-    ax.plot(steps, [h[1] for h in history], label="best")
-    ax.plot(steps, [h[2] for h in history], label="mean")
-    ax.set_xlabel("GSO step")
-    ax.set_ylabel("DFIRE score")
-    ax.legend()
-    images.append(("Score per step", _png(fig)))
-    plt.close(fig)
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.hist(cluster_sizes, bins=max(1, min(30, max(cluster_sizes))))
-    ax.set_xlabel("glowworms per cluster")
-    ax.set_ylabel("clusters")
-    images.append(("Cluster populations", _png(fig)))
-    plt.close(fig)
-    if reference:
-        fig, ax = plt.subplots(figsize=(6, 3.5))
-        ax.scatter([r["score"] for r in rows], [r["DockQ"] for r in rows])
-        ax.set_xlabel("DFIRE score")
-        ax.set_ylabel("DockQ")
-        images.append(("Score against DockQ (top models)", _png(fig)))
-        plt.close(fig)
-    head = list(rows[0].keys()) if rows else []
-    table = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(str(r[k]))}</td>" for k in head) + "</tr>" for r in rows
-    )
-    body = "".join(f"<h2>{t}</h2><img src='data:image/png;base64,{b}'/>" for t, b in images)
-    atomic_write_text(
-        out / "report.html",
-        (
-            "<!doctype html><html><head><meta charset='utf-8'><title>sparkledock report</title>"
-            "</head><body><h1>sparkledock docking report</h1><h2>Top models</h2><table border=1>"
-            "<tr>"
-            + "".join(f"<th>{k}</th>" for k in head)
-            + "</tr>"
-            + table
-            + "</table>"
-            + body
-            + "</body></html>\n"
-        ),
-    )
 
 
 #: What ``dock`` records in its output folder: the run's key, its stage and score history.
@@ -256,7 +200,7 @@ def dock(
                 key = dock_key(receptor, ligand, restraints, options)
                 record = _begin(out, key, force)
                 if not record:
-                    _prepare(receptor, ligand, out, restraints, options)
+                    prepare_dock_setup(receptor, ligand, out, restraints, options)
                     record = _write_record(out, key, "setup")
             except SparkledockError as exc:
                 record = exc
@@ -298,7 +242,7 @@ def dock(
         if not lead:
             return None
         _write_record(out, key, "run", history)
-        _analyse(out, setup_dir, restraints, reference, options, history)
+        analyse(out, setup_dir, restraints, reference, options, history)
         _write_record(out, key, "done", history)
         return out
 
@@ -310,7 +254,7 @@ def _forget_unfinished(out: Path) -> None:
         shutil.rmtree(out, ignore_errors=True)
 
 
-def _prepare(receptor, ligand, out: Path, restraints, options: DockOptions) -> Path:
+def prepare_dock_setup(receptor, ligand, out: Path, restraints, options: DockOptions) -> Path:
     """Write the setup (``OUT/setup``); a half-written one is removed on failure."""
     try:
         return prepare_setup(
@@ -337,7 +281,7 @@ def _prepare(receptor, ligand, out: Path, restraints, options: DockOptions) -> P
         raise
 
 
-def _analyse(out: Path, setup_dir: Path, restraints, reference, options: DockOptions, history):
+def analyse(out: Path, setup_dir: Path, restraints, reference, options: DockOptions, history):
     """Cluster, rank, filter, write the top models, ranking.csv and report.html."""
     setup = load_setup(setup_dir)
     n_swarms = int(setup.config["swarms"])
@@ -391,5 +335,5 @@ def _analyse(out: Path, setup_dir: Path, restraints, reference, options: DockOpt
         writer.writeheader()
         writer.writerows(rows)
     atomic_write_text(out / "ranking.csv", buffer.getvalue())
-    _report(out, history, sizes or [0], rows[: len(names)], reference is not None)
+    write_report(out, history, sizes or [0], rows[: len(names)], reference is not None)
     return out

@@ -31,6 +31,7 @@ from .cli import at_least
 from .errors import InputFileError, SparkledockError
 from .fileutil import atomic_write_text
 from .io.lightdock import DockingSetup, load_setup
+from .seeds import DEFAULT_SEED
 
 #: LightDock 0.9.4 defaults of options that sparkledock accepts only at these values.
 LIGHTDOCK_DEFAULTS = {
@@ -98,13 +99,13 @@ def _check_structures(setup: DockingSetup, receptor: str, ligand: str) -> None:
 _SETUP_OPTIONS: tuple[tuple[tuple[str, ...], str, Any, Any], ...] = (
     (("-s", "--s", "--swarms"), "swarms", at_least(0), 0),
     (("-g", "--g", "--glowworms"), "glowworms", at_least(1), 200),
-    (("--seed_points", "-seed_points"), "seed", int, 324324),
+    (("--seed_points", "-seed_points"), "seed", int, DEFAULT_SEED),
     (("--noxt", "-noxt"), "noxt", None, False),
     (("--noh", "-noh"), "noh", None, False),
     (("--now", "-now"), "now", None, False),
     (("--verbose_parser", "-verbose_parser"), "verbose_parser", None, False),
     (("-anm", "--anm"), "anm", None, False),
-    (("--seed_anm", "-seed_anm"), "anm_seed", int, 324324),
+    (("--seed_anm", "-seed_anm"), "anm_seed", int, DEFAULT_SEED),
     (("--anm_rec_rmsd", "-anm_rec_rmsd"), "anm_rmsd", float, 0.5),
     (("--anm_lig_rmsd", "-anm_lig_rmsd"), "anm_lig_rmsd", float, 0.5),
     (("-ar", "--ar", "-anm_rec", "--anm_rec"), "anm_rec", at_least(1), 10),
@@ -184,7 +185,7 @@ def _simulation_parser() -> argparse.ArgumentParser:
     p.add_argument("steps", type=at_least(1))
     p.add_argument("-f", "--file", dest="configuration_file", default=None)
     p.add_argument("-s", "--scoring_function", dest="scoring_function", default="fastdfire")
-    p.add_argument("-sg", "--seed", dest="gso_seed", type=int, default=324324)
+    p.add_argument("-sg", "--seed", dest="gso_seed", type=int, default=DEFAULT_SEED)
     p.add_argument("-t", "--translation_step", dest="translation_step", type=float, default=0.5)
     p.add_argument("-r", "--rotation_step", dest="rotation_step", type=float, default=0.5)
     p.add_argument(
@@ -426,7 +427,7 @@ COMMANDS: dict[str, tuple[Callable[[], argparse.ArgumentParser], Callable[..., i
 
 def main(name: str, argv: Sequence[str] | None = None) -> int:
     """Run LightDock's command ``name`` with LightDock's arguments ``argv``."""
-    from .cli import _show_warning
+    from .cli import show_warning
 
     if name not in COMMANDS:
         print(
@@ -437,7 +438,7 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
         return 1
     build, run = COMMANDS[name]
     args = build().parse_args(list(sys.argv[1:] if argv is None else argv))
-    warnings.showwarning = _show_warning
+    warnings.showwarning = show_warning
     try:
         return int(run(args))
     except SparkledockError as exc:

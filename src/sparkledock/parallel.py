@@ -35,11 +35,11 @@ from .errors import InputFileError, SparkledockError
 from .fileutil import atomic_write_text
 from .io.lightdock import COSTS_FILE, read_poses, starting_file
 from .scoring.dfire import DFIRE_CUTOFF_A
+from .seeds import DEFAULT_SEED
 from .simulation import (
-    DEFAULT_SEED,
     RunContext,
     RunSpec,
-    _combine,
+    combine_logs,
     load_run_context,
     run_simulation,
     swarm_finished,
@@ -330,7 +330,7 @@ def run_parallel(
         skipped=skipped,
         wall_seconds=time.perf_counter() - start,
         busy_seconds=[part.busy for part in gathered],
-        history=_combine([log for part in gathered for _, log in part.logs]),
+        history=combine_logs([log for part in gathered for _, log in part.logs]),
     )
 
 
@@ -419,4 +419,4 @@ def run_tasks(setups: Sequence[Path], options: Any, comm: Any = None) -> list[li
     for part in comm.allgather(done.logs):
         for index, log in part:
             per_setup[index].append(log)
-    return [_combine(logs) for logs in per_setup]
+    return [combine_logs(logs) for logs in per_setup]

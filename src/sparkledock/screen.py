@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .docking import DockOptions, _analyse, _prepare, check_options
+from .docking import DockOptions, analyse, check_options, prepare_dock_setup
 from .errors import InputFileError, SparkledockError, SparkledockWarning
 from .fileutil import atomic_write_text, check_output_folder, folder_lock
 from .parallel import run_tasks
@@ -120,7 +120,9 @@ def _screen(
         if i % size != rank or (setup_dir / "setup.json").is_file():
             continue
         try:
-            _prepare(pair.receptor, pair.ligand, out / pair.name, pair.restraints, options)
+            prepare_dock_setup(
+                pair.receptor, pair.ligand, out / pair.name, pair.restraints, options
+            )
         except SparkledockError as exc:
             error = SparkledockError(f"pair {pair.name}: {exc}")
             break
@@ -139,7 +141,7 @@ def _screen(
         ranking = out / pair.name / "ranking.csv"
         if not ranking.is_file():
             quiet = replace(options, quiet=True)
-            _analyse(out / pair.name, setups[i], pair.restraints, None, quiet, histories[i])
+            analyse(out / pair.name, setups[i], pair.restraints, None, quiet, histories[i])
         rows.append(_summary_row(pair, out))
     if comm is not None:
         gathered = comm.gather(rows, root=0)

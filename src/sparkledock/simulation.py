@@ -45,8 +45,8 @@ from .io.lightdock import (
 from .io.restraints import Restraints, read_any_restraints, restraints_from_config
 from .memory import USABLE_FRACTION, MemoryPlan, free_bytes, plan_groups
 from .pose import PoseLayout
+from .seeds import DEFAULT_SEED
 
-DEFAULT_SEED = 324324
 SAVE_EVERY = 10
 #: Per step of one group: (step, best score, mean score, swarms in the group).
 _Log = list[tuple[int, float, float, int]]
@@ -411,7 +411,7 @@ def run_simulation(
         per_group.append(log)
         _save_checkpoint(checkpoint, spec, done, (), None, None, per_group)
     if history is not None:
-        history.extend(_combine(per_group))
+        history.extend(combine_logs(per_group))
     if report is not None and engine.device.startswith("cuda"):
         import torch
 
@@ -472,7 +472,7 @@ def _run_group_torch(
         run.progress.advance(len(group) * (stop - first))
 
 
-def _combine(
+def combine_logs(
     per_group: list[list[tuple[int, float, float, int]]],
 ) -> list[tuple[int, float, float]]:
     """Per step, best and mean score over every group that ran that step."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..pose import PoseLayout
+from ..seeds import DEFAULT_SEED
 
 DEFAULT_SWARM_RADIUS_A = 10.0
 
@@ -66,7 +67,7 @@ def initial_poses(
     swarm_ids: np.ndarray,
     glowworms: int,
     layout: PoseLayout,
-    seed: int = 324324,
+    seed: int = DEFAULT_SEED,
     radius: float = DEFAULT_SWARM_RADIUS_A,
     rec_sites: np.ndarray | None = None,
     lig_sites: np.ndarray | None = None,

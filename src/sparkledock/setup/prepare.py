@@ -32,6 +32,7 @@ from ..io.restraints import Restraints, format_restraints, read_any_restraints, 
 from ..partner import Partner
 from ..pose import PoseLayout
 from ..scoring.dfire import atom_types
+from ..seeds import DEFAULT_SEED
 from ..structure import (
     MMCIF_SUFFIXES,
     PDB_SUFFIXES,
@@ -63,7 +64,7 @@ class SetupOptions:
     noxt: bool = True
     noh: bool = False
     now: bool = False
-    seed: int = 324324
+    seed: int = DEFAULT_SEED
     swarm_radius: float = DEFAULT_SWARM_RADIUS_A
     skip_unknown: bool = False
     #: read common modified residues (MSE, SEP, ...) as their parent amino acids

@@ -16,6 +16,7 @@ import numpy as np
 from scipy.spatial import ConvexHull, QhullError, cKDTree
 from scipy.spatial.distance import pdist
 
+from ..seeds import DEFAULT_SEED
 from ..structure import Atoms
 from .kmeans import kmeans
 from .surface import atom_sasa, sphere_points
@@ -44,7 +45,7 @@ def swarm_centres(
     receptor: Atoms,
     ligand: Atoms,
     count: int,
-    seed: int = 324324,
+    seed: int = DEFAULT_SEED,
     near: np.ndarray | None = None,
     near_distance: float = 10.0,
     sights: np.ndarray | None = None,
