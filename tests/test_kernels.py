@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 
 from conftest import BENCH, golden
-from sparkledock.io.restraints import Restraints, SideRestraints, read_restraints
-from sparkledock.partner import Partner
+from sparkledock.io.restraints import read_restraints
+from sparkledock.restraints import Restraints, SideRestraints
 from sparkledock.scoring import get_scoring
 from sparkledock.scoring.dfire.model import ATOM_TYPE, dfire_table
 from sparkledock.structure import atoms_from_lists
+from sparkledock.system import Partner
 
 DFIRE = get_scoring("dfire")
 

@@ -48,9 +48,9 @@ def test_write_read_round_trip(tmp_path, suffix):
 def test_pdb_and_mmcif_give_the_same_model(tmp_path, setups):
     """The same receptor read from PDB and mmCIF scores identically."""
     from conftest import golden
-    from sparkledock.partner import Partner
     from sparkledock.scoring import get_scoring
     from sparkledock.structure import centred
+    from sparkledock.system import Partner
 
     setup = setups("2X9A")
     src = BENCH / "2X9A" / "lightdock_setup" / "lightdock_2X9A_r_u.pdb"

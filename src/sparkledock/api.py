@@ -10,9 +10,11 @@ from typing import Any
 import numpy as np
 
 from .backend import Engine, resolve_engine
-from .io.lightdock import DockingSetup, load_setup, read_poses
-from .io.restraints import Restraints, read_any_restraints
+from .io.lightdock import load_setup, read_poses
+from .io.restraints import read_any_restraints
+from .restraints import Restraints
 from .scoring import ScoringFunction, get_scoring
+from .system import DockingSetup
 
 
 @dataclass(frozen=True)

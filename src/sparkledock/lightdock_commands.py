@@ -30,8 +30,9 @@ from . import __version__
 from .cli import at_least
 from .errors import InputFileError, SparkledockError
 from .fileutil import atomic_write_text
-from .io.lightdock import DockingSetup, load_setup
+from .io.lightdock import load_setup
 from .seeds import DEFAULT_SEED
+from .system import DockingSetup
 
 #: LightDock 0.9.4 defaults of options that sparkledock accepts only at these values.
 LIGHTDOCK_DEFAULTS = {

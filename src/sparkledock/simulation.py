@@ -35,17 +35,18 @@ from .fileutil import atomic_write_bytes, atomic_write_text
 from .geometry import ellipsoid_centre
 from .io.lightdock import (
     CHECKPOINT_FILE,
-    DockingSetup,
     lightdock_starting_files,
     load_setup,
     read_poses,
     starting_file,
     write_gso_output,
 )
-from .io.restraints import Restraints, read_any_restraints, restraints_from_config
+from .io.restraints import read_any_restraints
 from .memory import USABLE_FRACTION, MemoryPlan, free_bytes, plan_groups
 from .pose import PoseLayout
+from .restraints import Restraints, restraints_from_config
 from .seeds import DEFAULT_SEED
+from .system import DockingSetup
 
 SAVE_EVERY = 10
 #: Per step of one group: (step, best score, mean score, swarms in the group).

@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 
 from ..fileutil import atomic_write_text
-from ..io.lightdock import DockingSetup, GSOOutput, read_gso_output
+from ..io.lightdock import GSOOutput, read_gso_output
+from ..system import DockingSetup
 from .models import complex_atoms, complex_coordinates
 
 BSAS_CUTOFF_A = 4.0

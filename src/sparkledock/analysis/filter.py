@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial import cKDTree
 
-from ..io.lightdock import DockingSetup
-from ..io.restraints import Restraints
+from ..restraints import Restraints
+from ..system import DockingSetup
 from .models import complex_coordinates
 
 DEFAULT_CONTACT_CUTOFF_A = 5.0

@@ -12,8 +12,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from ..errors import InputFileError
-from ..io.lightdock import DockingSetup, lightdock_name
-from ..partner import Partner
+from ..io.lightdock import lightdock_name
 from ..pose import ligand_conformers, receptor_conformers
 from ..structure import (
     Atoms,
@@ -22,6 +21,7 @@ from ..structure import (
     removal_mask,
     write_structure,
 )
+from ..system import DockingSetup, Partner
 
 
 def complex_coordinates(setup: DockingSetup, poses: np.ndarray) -> np.ndarray:

@@ -16,9 +16,9 @@ import numpy as np
 
 from ..errors import InputFileError, PoseError
 from ..fileutil import atomic_write_text
-from ..partner import Partner
 from ..pose import PoseLayout
 from ..structure import centre_of_coordinates, centred, clean, read_structure
+from ..system import DockingSetup, Partner
 
 SETUP_FILE = "setup.json"
 REC_MODES_FILE = "lightdock_rec.nm.npy"
@@ -60,22 +60,6 @@ def lightdock_starting_files(root: Path, n_swarms: int) -> list[Path]:
     """
     names = sorted(f"initial_positions_{i}.dat" for i in range(n_swarms))
     return [root / "init" / name for name in names]
-
-
-@dataclass(frozen=True)
-class DockingSetup:
-    """What a LightDock setup directory describes: two partners and the pose layout."""
-
-    path: Path
-    receptor: Partner
-    ligand: Partner
-    layout: PoseLayout
-    config: dict
-    #: centre of the receptor as its parsed file places it (LightDock's frame: clustering)
-    receptor_centre: np.ndarray
-    #: where the centred receptor sits in the frame models are written in: the input
-    #: structure's frame for sparkledock's setups, the parsed file's for LightDock's
-    model_centre: np.ndarray
 
 
 def _load_npy(path: Path) -> np.ndarray:

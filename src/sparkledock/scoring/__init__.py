@@ -10,8 +10,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..io.restraints import Restraints
-from ..partner import Partner
+from ..restraints import Restraints
+from ..system import Partner
 from .dfire import DFIRE
 
 

@@ -28,9 +28,9 @@ from ..io.lightdock import (
     mask_name,
     write_poses,
 )
-from ..io.restraints import Restraints, format_restraints, read_any_restraints, restraint_lists
-from ..partner import Partner
+from ..io.restraints import format_restraints, read_any_restraints
 from ..pose import PoseLayout
+from ..restraints import Restraints, restraint_lists
 from ..scoring.dfire import atom_types
 from ..seeds import DEFAULT_SEED
 from ..structure import (
@@ -43,6 +43,7 @@ from ..structure import (
     read_structure,
     write_structure,
 )
+from ..system import Partner
 from .poses import DEFAULT_SWARM_RADIUS_A, initial_poses
 from .surface import atom_sasa, swarm_count
 from .swarms import swarm_centres

@@ -39,10 +39,10 @@ import numpy as np
 
 from ...backend import Engine
 from ...errors import RestraintError, SkippedAtomWarning, UnsupportedAtomError
-from ...io.restraints import Restraints
-from ...partner import Partner
 from ...pose import PoseLayout
+from ...restraints import Restraints
 from ...spatial import DEFAULT_TILE_SIZE, Tiles, build_tiles
+from ...system import Partner
 
 DFIRE_CUTOFF_A = 15.0
 DFIRE_CUTOFF2 = DFIRE_CUTOFF_A * DFIRE_CUTOFF_A

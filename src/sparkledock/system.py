@@ -1,11 +1,15 @@
-"""A docking partner: centred atoms plus their normal modes and mode mask."""
+"""The docking system: the two partners (atoms, normal modes, mode masks) and what a setup
+describes (partners, pose layout, options, frames). What scoring, setup, GSO and analysis
+take; :mod:`.io` only reads and writes the files behind it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from .pose import PoseLayout
 from .structure import Atoms
 
 
@@ -53,3 +57,19 @@ class Partner:
     def rigid(cls, atoms: Atoms) -> Partner:
         """A partner without normal modes."""
         return cls(atoms, np.zeros((0, len(atoms), 3)), np.ones(len(atoms), dtype=bool))
+
+
+@dataclass(frozen=True)
+class DockingSetup:
+    """What a LightDock setup directory describes: two partners and the pose layout."""
+
+    path: Path
+    receptor: Partner
+    ligand: Partner
+    layout: PoseLayout
+    config: dict
+    #: centre of the receptor as its parsed file places it (LightDock's frame: clustering)
+    receptor_centre: np.ndarray
+    #: where the centred receptor sits in the frame models are written in: the input
+    #: structure's frame for sparkledock's setups, the parsed file's for LightDock's
+    model_centre: np.ndarray
