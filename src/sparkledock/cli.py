@@ -25,6 +25,7 @@ from .backend import BACKENDS, PRECISIONS, Engine, resolve_engine
 from .errors import SparkledockError
 from .fileutil import folder_lock
 from .io.lightdock import load_setup, read_poses
+from .io.setupdir import SetupDir, model_name
 from .scoring import SCORING_FUNCTIONS
 from .seeds import DEFAULT_SEED
 
@@ -159,7 +160,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
             force=args.force,
             progress=lambda line: print(f"sparkledock setup: {line}", file=sys.stderr),
         )
-    config = json.loads((out / "setup.json").read_text())
+    config = json.loads(SetupDir(out).setup_json.read_text())
     print(
         f"sparkledock: setup in {out}: {config['swarms']} swarms × {args.glowworms} glowworms",
         file=sys.stderr,
@@ -174,8 +175,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     comm = mpi_world()
     setup = Path(args.setup)
     root = setup if setup.is_dir() else setup.parent
-    if not (root / "setup.json").is_file():
-        raise SparkledockError(f"{root / 'setup.json'}: no such file (not a setup folder?)")
+    if not SetupDir(root).setup_json.is_file():
+        raise SparkledockError(f"{SetupDir(root).setup_json}: no such file (not a setup folder?)")
     with contextlib.ExitStack() as stack:
         if comm is None or comm.Get_rank() == 0:  # one process at a time per setup folder
             stack.enter_context(folder_lock(root))
@@ -233,9 +234,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     count = min(args.glowworms, len(data.poses))
     folder = Path(args.gso_file).parent
     suffix = ".cif" if args.format == "cif" else ".pdb"
-    write_models(
-        setup, data.poses[:count], [folder / f"lightdock_{i}{suffix}" for i in range(count)]
-    )
+    names = [Path(model_name(i)).with_suffix(suffix).name for i in range(count)]
+    write_models(setup, data.poses[:count], [folder / n for n in names])
     print(f"sparkledock: wrote {count} models in {folder}", file=sys.stderr)
     return 0
 
@@ -253,7 +253,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
     root = Path(args.setup_dir)
     ranking = rank(root, list(range(args.swarms)), args.step, use_clusters=not args.ignore_clusters)
-    write_ranking(root / "rank_by_scoring.list", ranking)
+    write_ranking(SetupDir(root).ranking, ranking)
     print(
         f"sparkledock: ranked {len(ranking)} solutions in {root / 'rank_by_scoring.list'}",
         file=sys.stderr,
@@ -276,7 +276,7 @@ def cmd_filter(args: argparse.Namespace) -> int:
     target = Path(args.ranking).with_name("rank_filtered.list")
     write_ranking(target, kept)
     for r, f in zip(ranking, fractions, strict=True):
-        print(f"swarm_{r.swarm}/lightdock_{r.glowworm}.pdb {f:5.3f}")
+        print(f"{SetupDir(Path()).model(r.swarm, r.glowworm)} {f:5.3f}")
     print(
         f"sparkledock: {len(kept)} of {len(ranking)} solutions satisfy at least "
         f"{args.fnat:.0%} of the restraints: {target}",
@@ -325,7 +325,7 @@ def cmd_dock(args: argparse.Namespace) -> int:
     if args.example:
         ex = example_dir()
         receptor, ligand = ex / "2X9A_r_u.pdb", ex / "2X9A_l_u.pdb"
-        restraints, reference = ex / "restraints.list", ex / "2X9A_target.pdb"
+        restraints, reference = SetupDir(ex).restraints, ex / "2X9A_target.pdb"
         options = dock_options(args, steps=60, glowworms=100, swarms=20, top=5)
         out = args.output or "sparkledock_example"
     else:
@@ -372,7 +372,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     rows = []
     for label, restraints, key in (
         ("no restraints", None, "scores"),
-        ("restraints", ex / "restraints.list", "scores_with_restraints"),
+        ("restraints", SetupDir(ex).restraints, "scores_with_restraints"),
     ):
         prepared = prepare_scoring(setup, restraints=restraints)
         prepared.score(poses[:1], threads=args.threads)  # compile once

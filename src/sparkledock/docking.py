@@ -27,6 +27,7 @@ from .errors import InputFileError, SparkledockError, SparkledockWarning
 from .fileutil import LOCK_NAME, atomic_write_text, folder_lock
 from .io.lightdock import load_setup
 from .io.restraints import read_restraints
+from .io.setupdir import SetupDir
 from .seeds import DEFAULT_SEED
 from .setup.prepare import SetupOptions, prepare_setup
 from .simulation import run_simulation
@@ -138,7 +139,9 @@ def _begin(out: Path, key: str, force: bool) -> dict:
     if record.get("key") == key:
         return record
     entries = [p for p in out.iterdir() if p.name != LOCK_NAME]
-    half_made = [p.name for p in entries] == ["setup"] and not (out / "setup/setup.json").exists()
+    half_made = [p.name for p in entries] == ["setup"] and not SetupDir(
+        out / "setup"
+    ).setup_json.exists()
     if not record and half_made:  # a setup killed half-way
         entries = []
     if entries and not force:
@@ -287,13 +290,13 @@ def analyse(out: Path, setup_dir: Path, restraints, reference, options: DockOpti
     n_swarms = int(setup.config["swarms"])
     sizes = []
     for swarm in range(n_swarms):
-        path = write_cluster_repr(setup, setup_dir / f"swarm_{swarm}" / f"gso_{options.steps}.out")
+        path = write_cluster_repr(setup, SetupDir(setup_dir).gso(swarm, options.steps))
         sizes.extend(int(line.split(":")[1]) for line in path.read_text().splitlines())
     ranking = rank(setup_dir, list(range(n_swarms)), options.steps)
-    write_ranking(setup_dir / "rank_by_scoring.list", ranking)
+    write_ranking(SetupDir(setup_dir).ranking, ranking)
     if restraints is not None:
         poses = np.array([r.pose for r in ranking]).reshape(-1, setup.layout.size)
-        kept = satisfaction(setup, poses, read_restraints(setup_dir / "restraints.list"))
+        kept = satisfaction(setup, poses, read_restraints(SetupDir(setup_dir).restraints))
         filtered = [
             r for r, f in zip(ranking, kept, strict=True) if f >= FILTER_FRACTION and r.score > 0.0
         ]

@@ -31,6 +31,7 @@ from .cli import at_least
 from .errors import InputFileError, SparkledockError
 from .fileutil import atomic_write_text
 from .io.lightdock import load_setup
+from .io.setupdir import SetupDir, model_name
 from .seeds import DEFAULT_SEED
 from .system import DockingSetup
 
@@ -73,7 +74,7 @@ def _find_setup(explicit: str | None, *near: Path) -> Path:
         path = Path(explicit)
         return path if path.is_dir() else path.parent
     for folder in (*near, Path.cwd()):
-        if (folder / "setup.json").is_file():
+        if SetupDir(folder).setup_json.is_file():
             return folder
     raise InputFileError("no setup.json here nor beside the inputs (give --setup setup.json)")
 
@@ -169,7 +170,7 @@ def _setup(args: argparse.Namespace) -> int:
         raise _refuse("--seed_points and --seed_anm with different values", "one seed for both")
     if args.anm_rmsd != args.anm_lig_rmsd:
         raise _refuse("different --anm_rec_rmsd and --anm_lig_rmsd", "one amplitude for both")
-    if Path("setup.json").exists():
+    if SetupDir(Path()).setup_json.exists():
         raise InputFileError("setup.json: a setup is already here (LightDock refuses too)")
     setup = argparse.Namespace(
         **vars(args), output=".", force=False, skip_unknown=False, no_map_modified=False
@@ -268,7 +269,7 @@ def _rank(args: argparse.Namespace) -> int:
         require_clusters=False,
         gso_name=args.result_file,
     )
-    write_ranking(root / "rank_by_scoring.list", ranking)
+    write_ranking(SetupDir(root).ranking, ranking)
     by_luciferin = sorted(ranking, key=lambda r: -r.luciferin)
     write_ranking(root / "rank_by_luciferin.list", by_luciferin)
     print(f"lgd_rank.py: ranked {len(ranking)} solutions in rank_by_scoring.list", file=sys.stderr)
@@ -321,7 +322,7 @@ def _generate(args: argparse.Namespace) -> int:
     setup = _model_setup(args, gso_file.parent.parent)
     count = min(args.glowworms, len(data.poses))
     folder = gso_file.parent
-    write_models(setup, data.poses[:count], [folder / f"lightdock_{i}.pdb" for i in range(count)])
+    write_models(setup, data.poses[:count], [folder / model_name(i) for i in range(count)])
     print(f"lgd_generate_conformations.py: {count} models in {folder}", file=sys.stderr)
     return 0
 
@@ -402,7 +403,7 @@ def _filter(args: argparse.Namespace) -> int:
         [folder / f"swarm_{r.swarm}_{r.glowworm}.pdb" for r, _ in passed],
     )
     for r, f in zip(ranking, fractions, strict=True):
-        print(f"{f'swarm_{r.swarm}/lightdock_{r.glowworm}.pdb':40s}  {f:5.3f}")
+        print(f"{SetupDir(Path()).model(r.swarm, r.glowworm)!s:40s}  {f:5.3f}")
     lines = [f"swarm_{r.swarm}_{r.glowworm}.pdb   {r.score:5.3f}  {f:5.3f}\n" for r, f in passed]
     atomic_write_text(folder / "rank_filtered.list", "".join(lines))
     return 0

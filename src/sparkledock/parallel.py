@@ -33,7 +33,8 @@ from scipy.spatial import cKDTree
 from .backend import Engine
 from .errors import InputFileError, SparkledockError
 from .fileutil import atomic_write_text
-from .io.lightdock import COSTS_FILE, read_poses, starting_file
+from .io.lightdock import read_poses
+from .io.setupdir import SetupDir
 from .scoring.dfire import DFIRE_CUTOFF_A
 from .seeds import DEFAULT_SEED
 from .simulation import (
@@ -67,7 +68,7 @@ def mpi_world() -> Any | None:
 def swarm_centres(root: Path, layout, ids: Sequence[int]) -> np.ndarray:
     """Centre of each swarm: the mean translation of its starting poses, (S, 3)."""
     return np.array(
-        [read_poses(starting_file(root, s), layout)[:, :3].mean(axis=0) for s in ids]
+        [read_poses(SetupDir(root).start(s), layout)[:, :3].mean(axis=0) for s in ids]
     ).reshape(-1, 3)
 
 
@@ -107,7 +108,7 @@ def imbalance(loads: np.ndarray) -> float:
 def _known_costs(root: Path, spec: RunSpec, n_glow: int) -> dict[int, float]:
     """Measured seconds per swarm from an earlier run of this setup with the same steps."""
     try:
-        data = json.loads((root / COSTS_FILE).read_text())
+        data = json.loads(SetupDir(root).costs.read_text())
     except (OSError, ValueError):
         return {}
     if data.get("steps") != spec.steps or data.get("glowworms") != n_glow:
@@ -279,7 +280,7 @@ def run_parallel(
                 )
             spec = RunSpec(steps, tuple(ids), scoring, int(seed), bool(exact))
             todo = [s for s in ids if not swarm_finished(context.root, s, spec)]
-            n_glow = len(read_poses(starting_file(context.root, ids[0]), context.setup.layout))
+            n_glow = len(read_poses(SetupDir(context.root).start(ids[0]), context.setup.layout))
             centres = swarm_centres(context.root, context.setup.layout, todo)
             predicted = predicted_costs(context, centres, n_glow, steps) if todo else np.zeros(0)
             known = _known_costs(context.root, spec, n_glow)
@@ -338,7 +339,7 @@ def _save_costs(
     root: Path, steps: int, n_glow: int, predicted: dict[int, float], measured: dict[int, float]
 ) -> None:
     """Merge this run's measured seconds per swarm into the setup's costs file."""
-    path = root / COSTS_FILE
+    path = SetupDir(root).costs
     try:
         data = json.loads(path.read_text())
         if data.get("steps") != steps or data.get("glowworms") != n_glow:
@@ -394,7 +395,7 @@ def run_tasks(setups: Sequence[Path], options: Any, comm: Any = None) -> list[li
                 todo = [s for s in range(n) if not swarm_finished(root, s, spec)]
                 if not todo:
                     continue
-                init = starting_file(root, todo[0])
+                init = SetupDir(root).start(todo[0])
                 n_glow = len(read_poses(init, context.setup.layout))
                 centres = swarm_centres(root, context.setup.layout, todo)
                 costs = predicted_costs(context, centres, n_glow, steps)

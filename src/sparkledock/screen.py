@@ -23,6 +23,7 @@ import numpy as np
 from .docking import DockOptions, analyse, check_options, prepare_dock_setup
 from .errors import InputFileError, SparkledockError, SparkledockWarning
 from .fileutil import atomic_write_text, check_output_folder, folder_lock
+from .io.setupdir import SetupDir
 from .parallel import run_tasks
 
 REQUIRED = ("name", "receptor", "ligand")
@@ -117,7 +118,7 @@ def _screen(
     error: SparkledockError | None = None
     for i, pair in enumerate(pairs):  # setups, shared out round-robin
         setup_dir = out / pair.name / "setup"
-        if i % size != rank or (setup_dir / "setup.json").is_file():
+        if i % size != rank or SetupDir(setup_dir).setup_json.is_file():
             continue
         try:
             prepare_dock_setup(

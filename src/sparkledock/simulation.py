@@ -33,15 +33,9 @@ from .backend import Engine
 from .errors import InputFileError
 from .fileutil import atomic_write_bytes, atomic_write_text
 from .geometry import ellipsoid_centre
-from .io.lightdock import (
-    CHECKPOINT_FILE,
-    lightdock_starting_files,
-    load_setup,
-    read_poses,
-    starting_file,
-    write_gso_output,
-)
+from .io.lightdock import load_setup, read_poses, write_gso_output
 from .io.restraints import read_any_restraints
+from .io.setupdir import CHECKPOINT_FILE, SetupDir
 from .memory import USABLE_FRACTION, MemoryPlan, free_bytes, plan_groups
 from .pose import PoseLayout
 from .restraints import Restraints, restraints_from_config
@@ -52,8 +46,6 @@ SAVE_EVERY = 10
 #: Per step of one group: (step, best score, mean score, swarms in the group).
 _Log = list[tuple[int, float, float, int]]
 CHECKPOINT = CHECKPOINT_FILE
-#: Written in a swarm's folder when its last output is; holds the run's settings.
-DONE_MARKER = "sparkledock_done.json"
 
 
 @dataclass(frozen=True)
@@ -101,7 +93,7 @@ def setup_restraints(setup: DockingSetup) -> Restraints | None:
     ``setup.json`` (what LightDock's simulation reads), else the file its ``restraints`` key
     names inside the setup folder (sparkledock setups before these keys)."""
     config, root = setup.config, Path(setup.path)
-    found = restraints_from_config(config, str(root / "setup.json"))
+    found = restraints_from_config(config, str(SetupDir(root).setup_json))
     if found is not None:
         return found
     name = config.get("restraints")
@@ -113,15 +105,16 @@ def setup_restraints(setup: DockingSetup) -> Restraints | None:
 def starting_files(root: Path, n_swarms: int, ids: Sequence[int], exact: bool) -> dict[int, Path]:
     """The starting file of each swarm in ``ids``: LightDock's pairing in exact mode, else
     ``initial_positions_<swarm>.dat``."""
+    folder = SetupDir(root)
     if exact:
-        files = lightdock_starting_files(root, n_swarms)
+        files = folder.lightdock_starts(n_swarms)
         return {s: files[s] for s in ids}
-    return {s: starting_file(root, s) for s in ids}
+    return {s: folder.start(s) for s in ids}
 
 
 def swarm_finished(root: Path, swarm: int, spec: RunSpec) -> bool:
     """Whether a swarm's outputs are complete for this run's settings (its marker says so)."""
-    marker = root / f"swarm_{swarm}" / DONE_MARKER
+    marker = SetupDir(root).done_marker(swarm)
     try:
         return marker.read_text().strip() == spec.done_key()
     except OSError:
@@ -163,16 +156,14 @@ def _clear_swarm_outputs(root: Path, swarm_ids: Sequence[int]) -> None:
     """Remove what an earlier run left in these swarms' folders (its gso files, done marker,
     clusters and models), so a new run never leaves a mixture of two runs' files."""
     for swarm in swarm_ids:
-        folder = root / f"swarm_{swarm}"
-        for pattern in ("gso_*.out", DONE_MARKER, "cluster.repr", "lightdock_*.pdb"):
-            for path in folder.glob(pattern):
-                path.unlink(missing_ok=True)
+        for path in SetupDir(root).run_outputs(swarm):
+            path.unlink(missing_ok=True)
 
 
 def _save_outputs(root: Path, swarm_ids: Sequence[int], state: gso.SwarmState) -> None:
     for row, swarm in enumerate(swarm_ids):
         write_gso_output(
-            root / f"swarm_{swarm}" / f"gso_{state.step}.out",
+            SetupDir(root).gso(swarm, state.step),
             state.poses[row],
             state.luciferin[row],
             state.neighbors[row],
@@ -408,7 +399,7 @@ def run_simulation(
                 progress.advance(len(group))
         done.extend(group)
         for swarm in group:
-            atomic_write_text(root / f"swarm_{swarm}" / DONE_MARKER, spec.done_key() + "\n")
+            atomic_write_text(SetupDir(root).done_marker(swarm), spec.done_key() + "\n")
         per_group.append(log)
         _save_checkpoint(checkpoint, spec, done, (), None, None, per_group)
     if history is not None:

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..fileutil import atomic_write_text
 from ..io.lightdock import GSOOutput, read_gso_output
+from ..io.setupdir import CLUSTER_FILE, model_name
 from ..system import DockingSetup
 from .models import complex_atoms, complex_coordinates
 
@@ -55,7 +56,7 @@ def _cluster(setup: DockingSetup, data: GSOOutput) -> list[list[int]]:
 def format_cluster_repr(clusters: list[list[int]], scores: np.ndarray) -> str:
     """LightDock's ``cluster.repr``: ``id:size:score:representative:lightdock_<id>.pdb``."""
     return "".join(
-        f"{k}:{len(m)}:{scores[m[0]]:8.5f}:{m[0]}:lightdock_{m[0]}.pdb\n"
+        f"{k}:{len(m)}:{scores[m[0]]:8.5f}:{m[0]}:{model_name(m[0])}\n"
         for k, m in enumerate(clusters)
     )
 
@@ -64,6 +65,6 @@ def write_cluster_repr(setup: DockingSetup, gso_file: str | os.PathLike[str]) ->
     """Cluster one swarm and write ``cluster.repr`` beside its output; returns its path."""
     gso_file = Path(gso_file)
     data = read_gso_output(gso_file)
-    target = gso_file.parent / "cluster.repr"
+    target = gso_file.parent / CLUSTER_FILE
     atomic_write_text(target, format_cluster_repr(_cluster(setup, data), data.scores))
     return target

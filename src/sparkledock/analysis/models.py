@@ -6,13 +6,12 @@ import os
 import string
 from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 from scipy.spatial import cKDTree
 
 from ..errors import InputFileError
-from ..io.lightdock import lightdock_name
+from ..io.setupdir import SetupDir
 from ..pose import ligand_conformers, receptor_conformers
 from ..structure import (
     Atoms,
@@ -74,7 +73,7 @@ def write_models(
 def _file_partner(setup: DockingSetup, key: str, partner: Partner) -> Partner:
     """Every atom of a partner's parsed file, placed as the setup places the cleaned ones."""
     config = setup.config
-    path = Path(setup.path) / lightdock_name(config[key])
+    path = SetupDir(setup.path).structure(config[key])
     raw = read_structure(path)
     drop = removal_mask(
         raw,

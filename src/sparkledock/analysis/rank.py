@@ -9,6 +9,7 @@ from pathlib import Path
 from ..errors import InputFileError
 from ..fileutil import atomic_write_text
 from ..io.lightdock import read_gso_output, split_pose_line
+from ..io.setupdir import SetupDir, model_name
 
 RANKING_HEADER = (
     "Swarm  Glowworm   Coordinates                                             "
@@ -33,7 +34,7 @@ class Ranked:
         return (
             f"{self.swarm:5d} {self.glowworm:6d} {coords:>60s} {0:6d} {0:6d} "
             f"{self.luciferin:11.5f} {self.neighbors:5d} {self.vision_range:7.3f} "
-            f"{-1.0:8.3f} {f'lightdock_{self.glowworm}.pdb':>16s} {0:6d} {self.score:8.3f}"
+            f"{-1.0:8.3f} {model_name(self.glowworm):>16s} {0:6d} {self.score:8.3f}"
         )
 
 
@@ -69,10 +70,12 @@ def rank(
     root = Path(root)
     solutions = []
     for swarm in swarms:
-        folder = root / f"swarm_{swarm}"
-        data = read_gso_output(folder / (gso_name or f"gso_{step}.out"))
-        clustered = use_clusters and (require_clusters or (folder / "cluster.repr").is_file())
-        ids = read_cluster_repr(folder / "cluster.repr") if clustered else range(len(data.scores))
+        folder = SetupDir(root)
+        gso = folder.swarm(swarm) / gso_name if gso_name else folder.gso(swarm, step)
+        data = read_gso_output(gso)
+        clusters = folder.cluster(swarm)
+        clustered = use_clusters and (require_clusters or clusters.is_file())
+        ids = read_cluster_repr(clusters) if clustered else range(len(data.scores))
         solutions.extend(
             Ranked(
                 swarm,

@@ -19,47 +19,18 @@ from ..fileutil import atomic_write_text
 from ..pose import PoseLayout
 from ..structure import centre_of_coordinates, centred, clean, read_structure
 from ..system import DockingSetup, Partner
+from .setupdir import (
+    LIG_MODES_FILE,
+    REC_MODES_FILE,
+    SETUP_FILE,
+    lightdock_name,
+    mask_name,
+)
 
-SETUP_FILE = "setup.json"
-REC_MODES_FILE = "lightdock_rec.nm.npy"
-LIG_MODES_FILE = "lightdock_lig.nm.npy"
-#: A run's checkpoint and its measured per-swarm costs, in the setup folder.
-CHECKPOINT_FILE = "sparkledock_run.npz"
-COSTS_FILE = "sparkledock_costs.json"
-#: What runs leave in a setup folder besides the swarm folders.
-RUN_FILES = (CHECKPOINT_FILE, COSTS_FILE)
 #: setup.json key of what sparkledock adds (LightDock ignores it): the inputs' frame
 FRAME_KEY = "sparkledock"
 #: a parsed structure whose centre is farther than this from the origin is not centred
 CENTRED_TOLERANCE_A = 0.01
-
-
-def lightdock_name(name: str) -> str:
-    """LightDock's parsed-structure file of a setup's structure ``name``."""
-    return f"lightdock_{Path(name).name}"
-
-
-def mask_name(name: str) -> str:
-    """LightDock's normal-mode mask file of a setup's structure ``name``."""
-    return f"lightdock_{Path(Path(name).name).stem}_mask.npy"
-
-
-def starting_file(root: Path, swarm: int) -> Path:
-    """sparkledock's starting file of a swarm: ``init/initial_positions_<swarm>.dat``."""
-    return root / "init" / f"initial_positions_{swarm}.dat"
-
-
-def lightdock_starting_files(root: Path, n_swarms: int) -> list[Path]:
-    """LightDock 0.9.4's starting file of every swarm.
-
-    LightDock lists ``init/initial_positions_*.dat`` sorted by name and gives swarm N the N-th
-    (so its ``swarm_10`` starts from ``initial_positions_18.dat`` when there are 100 swarms).
-    A setup's listing is ``initial_positions_0.dat`` ... ``_<n_swarms - 1>.dat``, so the pairing
-    follows from the names alone and a run of some swarms needs only their files (LightDock
-    insists on all of them).
-    """
-    names = sorted(f"initial_positions_{i}.dat" for i in range(n_swarms))
-    return [root / "init" / name for name in names]
 
 
 def _load_npy(path: Path) -> np.ndarray:

@@ -18,17 +18,16 @@ from .. import __version__
 from ..anm import normal_modes
 from ..errors import InputFileError, SparkledockError, SparkledockWarning
 from ..fileutil import atomic_write_bytes, atomic_write_text, check_output_folder
-from ..io.lightdock import (
-    FRAME_KEY,
+from ..io.lightdock import FRAME_KEY, write_poses
+from ..io.restraints import format_restraints, read_any_restraints
+from ..io.setupdir import (
     LIG_MODES_FILE,
     REC_MODES_FILE,
+    RESTRAINTS_FILE,
     RUN_FILES,
     SETUP_FILE,
-    lightdock_name,
-    mask_name,
-    write_poses,
+    SetupDir,
 )
-from ..io.restraints import format_restraints, read_any_restraints
 from ..pose import PoseLayout
 from ..restraints import Restraints, restraint_lists
 from ..scoring.dfire import atom_types
@@ -119,16 +118,17 @@ def setup_names(receptor: Path, ligand: Path) -> tuple[str, str]:
 
 def _remove_setup(out: Path) -> None:
     """Remove a setup's own files and its runs' outputs from ``out`` (nothing else)."""
-    if (out / SETUP_FILE).is_file():
-        config = json.loads((out / SETUP_FILE).read_text())
+    folder = SetupDir(out)
+    if folder.setup_json.is_file():
+        config = json.loads(folder.setup_json.read_text())
         for key in ("receptor_pdb", "ligand_pdb"):
             if isinstance(config.get(key), str):
-                for name in (lightdock_name(config[key]), mask_name(config[key])):
-                    (out / name).unlink(missing_ok=True)
-    for path in [out / "init", *out.glob("swarm_*")]:
+                for path in (folder.structure(config[key]), folder.mask(config[key])):
+                    path.unlink(missing_ok=True)
+    for path in [folder.init, *folder.swarms()]:
         if path.is_dir():
             shutil.rmtree(path)
-    for name in (SETUP_FILE, REC_MODES_FILE, LIG_MODES_FILE, "restraints.list", *RUN_FILES):
+    for name in (SETUP_FILE, REC_MODES_FILE, LIG_MODES_FILE, RESTRAINTS_FILE, *RUN_FILES):
         (out / name).unlink(missing_ok=True)
     for path in out.glob("rank_*.list"):
         path.unlink()
@@ -237,8 +237,9 @@ def prepare_setup(
     rec_path, lig_path = Path(receptor), Path(ligand)
     _check_options(options)
     check_output_folder(out)
-    if (out / SETUP_FILE).exists() and not force:
-        raise InputFileError(f"{out / SETUP_FILE}: a setup is already here (--force replaces it)")
+    folder = SetupDir(out)
+    if folder.setup_json.exists() and not force:
+        raise InputFileError(f"{folder.setup_json}: a setup is already here (--force replaces it)")
     rec_name, lig_name = setup_names(rec_path, lig_path)
     stage = _Stages(progress)
     rec_raw, lig_raw = read_structure(rec_path), read_structure(lig_path)
@@ -329,18 +330,18 @@ def prepare_setup(
     ):
         _write_original(raw, path, out / name)
         # LightDock's parsed structure: cleaned and centred (its tools read it as is)
-        write_structure(atoms, out / lightdock_name(name))
+        write_structure(atoms, folder.structure(name))
     for name, modes_file in ((rec_name, REC_MODES_FILE), (lig_name, LIG_MODES_FILE)):
         modes, mask = modes_of[modes_file]
         if modes is not None:
             atomic_write_bytes(out / modes_file, _npy_bytes(modes))
-        atomic_write_bytes(out / mask_name(name), _npy_bytes(mask))
+        atomic_write_bytes(folder.mask(name), _npy_bytes(mask))
     for swarm in ids:  # many small files: one sync for all (before setup.json) is enough
-        write_poses(out / "init" / f"initial_positions_{swarm}.dat", poses[swarm], durable=False)
-        (out / f"swarm_{swarm}").mkdir(exist_ok=True)
+        write_poses(folder.start(swarm), poses[swarm], durable=False)
+        folder.swarm(swarm).mkdir(exist_ok=True)
     os.sync()
     atomic_write_text(
-        out / "init" / "swarm_centers.pdb",
+        folder.swarm_centres,
         "".join(
             f"ATOM  {i + 1:5d}  H   SWR A{i % 10000:4d}    {x:8.3f}{y:8.3f}{z:8.3f}  1.00  0.00"
             f"           H\n"
@@ -364,7 +365,7 @@ def prepare_setup(
         "now": options.now,
         "noxt": options.noxt,
         "receptor_pdb": rec_name,
-        "restraints": "restraints.list" if parsed is not None else None,
+        "restraints": RESTRAINTS_FILE if parsed is not None else None,
         "setup_version": "0.9.4",
         "starting_points_seed": options.seed,
         "surface_density": 50.0,
@@ -388,8 +389,8 @@ def prepare_setup(
         config["receptor_restraints"] = restraint_lists(parsed.receptor)
         config["ligand_restraints"] = restraint_lists(parsed.ligand)
         # LightDock's format, whatever the input was (both tools read it)
-        atomic_write_text(out / "restraints.list", format_restraints(parsed))
-    atomic_write_text(out / "setup.json", json.dumps(config, indent=4, sort_keys=True) + "\n")
+        atomic_write_text(folder.restraints, format_restraints(parsed))
+    atomic_write_text(folder.setup_json, json.dumps(config, indent=4, sort_keys=True) + "\n")
     stage.done(f"wrote {out}")
     return out
 
