@@ -68,7 +68,10 @@ def mpi_world() -> Any | None:
 def swarm_centres(root: Path, layout, ids: Sequence[int]) -> np.ndarray:
     """Centre of each swarm: the mean translation of its starting poses, (S, 3)."""
     return np.array(
-        [read_poses(SetupDir(root).start(s), layout)[:, :3].mean(axis=0) for s in ids]
+        [
+            read_poses(SetupDir(root).start(s), layout)[:, layout.translation].mean(axis=0)
+            for s in ids
+        ]
     ).reshape(-1, 3)
 
 

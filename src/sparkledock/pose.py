@@ -18,6 +18,12 @@ import numpy as np
 
 from .errors import PoseError
 
+#: The rigid part of every pose: translation ``tx ty tz``, then the quaternion ``w x y z``;
+#: the receptor's normal-mode extents start right after (kernels index from it).
+TRANSLATION = slice(0, 3)
+ROTATION = slice(3, 7)
+EXTENTS_START = ROTATION.stop
+
 
 @dataclass(frozen=True)
 class PoseLayout:
@@ -26,20 +32,20 @@ class PoseLayout:
     n_rec: int = 10
     n_lig: int = 10
 
-    translation = slice(0, 3)
-    rotation = slice(3, 7)
+    translation = TRANSLATION
+    rotation = ROTATION
 
     @property
     def rec_extents(self) -> slice:
-        return slice(7, 7 + self.n_rec)
+        return slice(EXTENTS_START, EXTENTS_START + self.n_rec)
 
     @property
     def lig_extents(self) -> slice:
-        return slice(7 + self.n_rec, 7 + self.n_rec + self.n_lig)
+        return slice(EXTENTS_START + self.n_rec, self.size)
 
     @property
     def size(self) -> int:
-        return 7 + self.n_rec + self.n_lig
+        return EXTENTS_START + self.n_rec + self.n_lig
 
     def validate(self, poses: np.ndarray, source: str = "poses") -> np.ndarray:
         """Return ``poses`` as a C-contiguous (P, size) float64 array or raise PoseError."""

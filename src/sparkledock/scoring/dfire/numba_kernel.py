@@ -32,6 +32,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from ...pose import EXTENTS_START
 from .model import (
     DFIRE_CUTOFF2,
     ENERGY_OFFSET,
@@ -134,7 +135,7 @@ def _receptor_tile(pose, rec_xyz, rec_modes, a0, n_t, rec, box):
         b = rec_xyz[a0 + i, 1]
         c = rec_xyz[a0 + i, 2]
         for k in range(rec_modes.shape[0]):
-            e = pose[7 + k]
+            e = pose[EXTENTS_START + k]
             a += rec_modes[k, a0 + i, 0] * e
             b += rec_modes[k, a0 + i, 1] * e
             c += rec_modes[k, a0 + i, 2] * e
@@ -293,7 +294,7 @@ def _score_one(pose, m):
     lx = np.empty(n_lig)
     ly = np.empty(n_lig)
     lz = np.empty(n_lig)
-    _ligand_conformer(pose, 7 + n_rec_modes, lig_xyz, lig_modes, lx, ly, lz)
+    _ligand_conformer(pose, EXTENTS_START + n_rec_modes, lig_xyz, lig_modes, lx, ly, lz)
     sub_box = np.empty((n_sub, 6))
     group_box = np.empty(((n_sub + LIG_GROUP - 1) // LIG_GROUP, 6))
     all_box = np.empty(6)
@@ -323,7 +324,7 @@ def _score_one(pose, m):
     for t in range(rt_starts.shape[0] - 1):
         reach = 0.0
         for k in range(n_rec_modes):
-            reach += abs(pose[7 + k]) * rt_reach[t, k]
+            reach += abs(pose[EXTENTS_START + k]) * rt_reach[t, k]
         for d in range(3):
             tile_box[d] = rt_lo[t, d] - reach
             tile_box[d + 3] = rt_hi[t, d] + reach

@@ -31,6 +31,7 @@ import numpy as np
 import torch
 
 from ...backend import Engine
+from ...pose import EXTENTS_START, ROTATION, TRANSLATION
 from ...pose import rotate_lightdock as rotate
 from ...spatial import build_tiles
 from .model import (
@@ -306,24 +307,24 @@ class DeviceDFIRE:
 
     def ligand_conformers(self, poses: torch.Tensor) -> torch.Tensor:
         """(P, Tl·32, 3): modes one at a time, rotation, translation (LightDock's order)."""
-        ext0 = 7 + self.n_rec_modes
+        ext0 = EXTENTS_START + self.n_rec_modes
         lig = self.lig_xyz.expand(len(poses), -1, -1)
         for k in range(self.n_lig_modes):
             lig = lig + self.lig_modes[k] * poses[:, ext0 + k, None, None]
-        return rotate(poses[:, None, 3:7], lig) + poses[:, None, 0:3]
+        return rotate(poses[:, None, ROTATION], lig) + poses[:, None, TRANSLATION]
 
     def receptor_tiles(self, poses: torch.Tensor, pose_idx: torch.Tensor, tile_idx: torch.Tensor):
         """Conformers of the listed (pose, receptor tile) pairs: (A, 32, 3)."""
         rec = self.rec_xyz[tile_idx]
         for k in range(self.n_rec_modes):
-            rec = rec + self.rec_modes[k, tile_idx] * poses[pose_idx, 7 + k, None, None]
+            rec = rec + self.rec_modes[k, tile_idx] * poses[pose_idx, EXTENTS_START + k, None, None]
         return rec
 
     def near_receptor_tiles(self, poses: torch.Tensor, lig_box: torch.Tensor):
         """(pose, receptor tile) pairs that may hold an atom pair within the cutoff, and the
         grown boxes ``(P, Tr, 3)`` of the receptor tiles."""
         slack = SLACK[self.engine.precision]
-        ext = poses[:, 7 : 7 + self.n_rec_modes].abs()
+        ext = poses[:, EXTENTS_START : EXTENTS_START + self.n_rec_modes].abs()
         grow = ext @ self.rec_reach.T + slack if self.n_rec_modes else poses.new_full((1, 1), slack)
         rlo = self.rec_lo[None] - grow[..., None]
         rhi = self.rec_hi[None] + grow[..., None]
