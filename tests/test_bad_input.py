@@ -321,3 +321,20 @@ def test_a_reference_of_one_chain_is_refused_before_docking(tmp_path, capsys):
 def test_more_swarms_than_the_surface_holds_is_said(tmp_path):
     with pytest.warns(UserWarning, match="100000 swarms asked, the receptor surface holds"):
         prepare_setup(REC, LIG, tmp_path / "s", options=SetupOptions(glowworms=2, swarms=100000))
+
+
+def test_engine_and_scoring_conflicts_are_the_packages_errors():
+    from sparkledock.backend import resolve_engine
+    from sparkledock.errors import EngineError
+    from sparkledock.scoring import get_scoring
+
+    for call in (
+        lambda: resolve_engine("numba", "cuda", "fp64"),
+        lambda: resolve_engine("numba", None, "fp32"),
+        lambda: resolve_engine("gpu", None, "fp64"),
+        lambda: get_scoring("vdw"),
+        lambda: get_scoring("dfire").kernel("opencl"),
+    ):
+        with pytest.raises(EngineError) as caught:
+            call()
+        assert isinstance(caught.value, SparkledockError) and isinstance(caught.value, ValueError)

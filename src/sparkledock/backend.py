@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib.util import find_spec
 
+from .errors import EngineError
+
 BACKENDS = ("auto", "numba", "numpy", "torch")
 PRECISIONS = ("fp64", "fp32")
 
@@ -62,11 +64,11 @@ def resolve_engine(
         ValueError: an unknown name, or a combination that cannot run here (one line).
     """
     if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
+        raise EngineError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
     if precision not in PRECISIONS:
-        raise ValueError(f"unknown precision {precision!r} (choose from {', '.join(PRECISIONS)})")
+        raise EngineError(f"unknown precision {precision!r} (choose from {', '.join(PRECISIONS)})")
     if device is not None and not (device == "cpu" or device.split(":")[0] == "cuda"):
-        raise ValueError(f"unknown device {device!r} (cpu, cuda or cuda:N)")
+        raise EngineError(f"unknown device {device!r} (cpu, cuda or cuda:N)")
     wants_cuda = device is not None and device.startswith("cuda")
     if backend == "auto":
         if exact:
@@ -77,17 +79,17 @@ def resolve_engine(
             backend = "numba"
     if backend != "torch":
         if wants_cuda:
-            raise ValueError(f"the {backend} backend runs on the CPU only; use --backend torch")
+            raise EngineError(f"the {backend} backend runs on the CPU only; use --backend torch")
         if precision != "fp64":
-            raise ValueError(f"the {backend} backend computes in fp64 only; use --backend torch")
+            raise EngineError(f"the {backend} backend computes in fp64 only; use --backend torch")
         return Engine(backend, "cpu", "fp64")
     if exact:
-        raise ValueError(
+        raise EngineError(
             "exact mode (LightDock's trajectories) needs bit-identical scores: use the numba "
             "backend"
         )
     if not torch_available():
-        raise ValueError("the torch backend needs PyTorch: pip install 'sparkledock[torch]'")
+        raise EngineError("the torch backend needs PyTorch: pip install 'sparkledock[torch]'")
     if device is None:
         device = "cuda:0" if _cuda_count() > 0 else "cpu"
     if device == "cuda":
@@ -96,5 +98,5 @@ def resolve_engine(
         index = int(device.split(":")[1]) if ":" in device else 0
         count = _cuda_count()
         if index >= count:
-            raise ValueError(f"device {device} is not available ({count} CUDA devices found)")
+            raise EngineError(f"device {device} is not available ({count} CUDA devices found)")
     return Engine("torch", device, precision)

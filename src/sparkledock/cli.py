@@ -102,11 +102,8 @@ def add_modified_option(p: argparse.ArgumentParser) -> None:
 
 
 def engine_of(args: argparse.Namespace, exact: bool = False) -> Engine:
-    """The engine the options ask for, or a one-line error."""
-    try:
-        return resolve_engine(args.backend, args.device, args.precision, exact=exact)
-    except ValueError as exc:
-        raise SparkledockError(str(exc)) from None
+    """The engine the options ask for (an :class:`EngineError`, one line, otherwise)."""
+    return resolve_engine(args.backend, args.device, args.precision, exact=exact)
 
 
 def cmd_score(args: argparse.Namespace) -> int:

@@ -27,6 +27,11 @@ class PoseError(SparkledockError):
     """Poses have the wrong shape or hold non-finite numbers."""
 
 
+class EngineError(SparkledockError, ValueError):
+    """An engine or scoring function that is unknown, unavailable or conflicts with the run
+    (a ``ValueError`` too, for callers that catch that)."""
+
+
 class OutOfMemoryError(SparkledockError, MemoryError):
     """Not even the smallest piece of the work fits in the memory there is."""
 

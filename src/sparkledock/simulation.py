@@ -30,7 +30,7 @@ import numpy as np
 from . import gso
 from .api import PreparedScoring, prepare_scoring
 from .backend import Engine
-from .errors import InputFileError
+from .errors import EngineError, InputFileError
 from .fileutil import atomic_write_bytes, atomic_write_text
 from .geometry import ellipsoid_centre
 from .io.lightdock import load_setup, read_poses, write_gso_output
@@ -323,7 +323,7 @@ def run_simulation(
     """
     engine = engine or Engine()
     if exact and engine.on_torch:
-        raise InputFileError("exact mode runs on the numba backend only")
+        raise EngineError("exact mode runs on the numba backend only")
     if context is None:
         context = load_run_context(setup_json, scoring)
     root, setup, prepared, centre = context.root, context.setup, context.prepared, context.centre

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..errors import EngineError
 from ..restraints import Restraints
 from ..system import Partner
 from .dfire import DFIRE
@@ -41,7 +42,7 @@ def get_scoring(name: str) -> ScoringFunction:
     try:
         return SCORING_FUNCTIONS[name.lower()]()
     except KeyError:
-        raise ValueError(
+        raise EngineError(
             f"unknown scoring function {name!r} (available: {', '.join(SCORING_FUNCTIONS)})"
         ) from None
 

@@ -38,7 +38,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...backend import Engine
-from ...errors import RestraintError, SkippedAtomWarning, UnsupportedAtomError
+from ...errors import EngineError, RestraintError, SkippedAtomWarning, UnsupportedAtomError
 from ...pose import PoseLayout
 from ...restraints import Restraints
 from ...spatial import DEFAULT_TILE_SIZE, Tiles, build_tiles
@@ -348,7 +348,7 @@ class DFIRE:
         """
         if backend not in self.backends:
             known = ", ".join(sorted(self.backends))
-            raise ValueError(
+            raise EngineError(
                 f"no {backend!r} backend for scoring {self.name!r} (available: {known})"
             )
         return import_module(f"{__package__}.{self.backends[backend]}").score_poses
