@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import import_module, resources
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -43,6 +43,7 @@ from ...pose import PoseLayout
 from ...restraints import Restraints
 from ...spatial import DEFAULT_TILE_SIZE, Tiles, build_tiles
 from ...system import Partner
+from ..terms import Terms, lightdock_score
 
 DFIRE_CUTOFF_A = 15.0
 DFIRE_CUTOFF2 = DFIRE_CUTOFF_A * DFIRE_CUTOFF_A
@@ -50,7 +51,6 @@ N_TYPES = 168
 N_BINS = 20
 ENERGY_SCALE = 0.0157
 ENERGY_OFFSET = 4.7
-MEMBRANE_PENALTY = 999.0
 INTERFACE_CUTOFF_A = 3.9
 #: LightDock's ``k <= 3.9`` test on the truncated index k means k <= 3.
 LIGHTDOCK_INTERFACE_K_MAX = 3
@@ -333,7 +333,9 @@ class DFIRE:
 
     name = "dfire"
     #: backend -> the module of this package holding its kernel ``score_poses(model, poses,
-    #: *, threads[, engine])``: numba and numpy agree bit for bit, torch to 1e-12 (fp64).
+    #: *, threads)`` returning :class:`Terms` (torch's also takes ``engine`` and returns the
+    #: final scores, combined on the device by the same functions); numba and numpy agree
+    #: bit for bit, torch to 1e-12 (fp64).
     backends: ClassVar[dict[str, str]] = {
         "numba": "numba_kernel",
         "numpy": "numpy_kernel",
@@ -437,15 +439,16 @@ class DFIRE:
         kernel = self.kernel(backend)
         if backend == "torch":
             return kernel(model, poses, threads=threads, engine=engine)
-        return kernel(model, poses, threads=threads)
+        return dfire_score(kernel(model, poses, threads=threads))
 
 
-def energy_to_score(energy: float) -> float:
-    """LightDock's ``(E·0.0157 − 4.7)·(−1)``: the DFIRE score, larger is better."""
+def energy_to_score(energy: Any) -> Any:
+    """LightDock's ``(E·0.0157 − 4.7)·(−1)``: the DFIRE score, larger is better (floats,
+    arrays or tensors)."""
     return (energy * ENERGY_SCALE - ENERGY_OFFSET) * -1.0
 
 
-def combine(energy_score: float, p_rec: float, p_lig: float, p_membrane: float) -> float:
-    """LightDock's restraint and membrane combination, in its operation order."""
-    penalty = MEMBRANE_PENALTY * p_membrane if p_membrane > 0.0 else 0.0
-    return energy_score + p_rec * energy_score + p_lig * energy_score - penalty
+def dfire_score(terms: Terms) -> Any:
+    """The final DFIRE score of a kernel's :class:`Terms`: LightDock's combination of the DFIRE
+    score with the restraint and membrane terms."""
+    return lightdock_score(energy_to_score(terms.energy), terms)

@@ -33,11 +33,9 @@ import numpy as np
 from numba import njit, prange
 
 from ...pose import EXTENTS_START
+from ..terms import Terms
 from .model import (
     DFIRE_CUTOFF2,
-    ENERGY_OFFSET,
-    ENERGY_SCALE,
-    MEMBRANE_PENALTY,
     N_BINS,
     N_TYPES,
     DFIREModel,
@@ -262,7 +260,8 @@ def _mark_interface(
 
 
 @njit(cache=True)
-def _score_one(pose, m):
+def _score_one(pose, m, out):
+    """One pose's energy and interface fractions into ``out`` (the four :class:`Terms`)."""
     (
         n_rec_modes,
         rec_xyz,
@@ -380,19 +379,17 @@ def _score_one(pose, m):
                         mem_hit,
                     )
 
-    score = (energy * ENERGY_SCALE - ENERGY_OFFSET) * -1.0
-    p_rec = rec_hit.sum() / n_rec_groups if n_rec_groups > 0 else 0.0
-    p_lig = lig_hit.sum() / n_lig_groups if n_lig_groups > 0 else 0.0
-    p_mem = mem_hit.sum() / n_mem_groups if n_mem_groups > 0 else 0.0
-    penalty = MEMBRANE_PENALTY * p_mem if p_mem > 0.0 else 0.0
-    return score + p_rec * score + p_lig * score - penalty
+    out[0] = energy
+    out[1] = rec_hit.sum() / n_rec_groups if n_rec_groups > 0 else 0.0
+    out[2] = lig_hit.sum() / n_lig_groups if n_lig_groups > 0 else 0.0
+    out[3] = mem_hit.sum() / n_mem_groups if n_mem_groups > 0 else 0.0
 
 
 @njit(parallel=True, cache=True)
 def _score_batch(poses, m):
-    out = np.empty(poses.shape[0])
+    out = np.empty((poses.shape[0], 4))
     for p in prange(poses.shape[0]):
-        out[p] = _score_one(poses[p], m)
+        _score_one(poses[p], m, out[p])
     return out
 
 
@@ -425,12 +422,13 @@ def kernel_arrays(model: DFIREModel) -> tuple:
     )
 
 
-def score_poses(model: DFIREModel, poses: np.ndarray, *, threads: int | None = None) -> np.ndarray:
-    """Culled DFIRE scores of ``poses`` (validated (P, size) float64), parallel over poses."""
+def score_poses(model: DFIREModel, poses: np.ndarray, *, threads: int | None = None) -> Terms:
+    """Culled DFIRE energies and interface fractions of ``poses`` (validated (P, size)
+    float64), parallel over poses."""
     previous = numba.get_num_threads()
     if threads is not None:
         numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
     try:
-        return _score_batch(poses, kernel_arrays(model))
+        return Terms(*_score_batch(poses, kernel_arrays(model)).T.copy())
     finally:
         numba.set_num_threads(previous)

@@ -10,13 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...pose import deform, rotate_lightdock
+from ..terms import Terms
 from .model import (
     DFIRE_CUTOFF2,
     N_BINS,
     N_TYPES,
     DFIREModel,
-    combine,
-    energy_to_score,
 )
 
 
@@ -27,12 +26,13 @@ def _fraction_hit(group: np.ndarray, atoms: np.ndarray, n_groups: int) -> float:
     return float((hit >= 0).sum()) / n_groups
 
 
-def score_poses(model: DFIREModel, poses: np.ndarray, *, threads: int | None = None) -> np.ndarray:
-    """All-pairs DFIRE scores of ``poses`` (validated (P, size) float64)."""
+def score_poses(model: DFIREModel, poses: np.ndarray, *, threads: int | None = None) -> Terms:
+    """All-pairs DFIRE energies and interface fractions of ``poses`` (validated (P, size)
+    float64)."""
     del threads  # single-threaded reference
     lay = model.layout
     flat = model.table.ravel()
-    out = np.empty(len(poses))
+    out = np.empty((4, len(poses)))
     for p, pose in enumerate(poses):
         rec = deform(
             model.rec_xyz,
@@ -54,14 +54,12 @@ def score_poses(model: DFIREModel, poses: np.ndarray, *, threads: int | None = N
         i, j = np.nonzero(d2 <= DFIRE_CUTOFF2)  # row-major: receptor-major, like LightDock
         k = np.maximum((np.sqrt(d2[i, j]) * 2.0 - 1.0).astype(np.int64), 0)
         idx = (model.rec_types[i] * N_TYPES + model.lig_types[j]) * (N_BINS + 1) + model.bins[k]
-        energy = np.cumsum(flat[idx])[-1] if len(idx) else 0.0
-        score = energy_to_score(energy)
         iface = (k <= model.iface_kmax) & (d2[i, j] <= model.iface_d2max)
         ri, lj = i[iface], j[iface]
-        out[p] = combine(
-            score,
+        out[:, p] = (
+            np.cumsum(flat[idx])[-1] if len(idx) else 0.0,
             _fraction_hit(model.rec_restraint_group, ri, model.n_rec_restraints),
             _fraction_hit(model.lig_restraint_group, lj, model.n_lig_restraints),
             _fraction_hit(model.membrane_group, ri, model.n_membrane),
         )
-    return out
+    return Terms(*out)

@@ -34,17 +34,16 @@ from ...backend import Engine
 from ...pose import EXTENTS_START, ROTATION, TRANSLATION
 from ...pose import rotate_lightdock as rotate
 from ...spatial import build_tiles
+from ..terms import Terms
 from .model import (
     BINS,
     DFIRE_CUTOFF2,
-    ENERGY_OFFSET,
-    ENERGY_SCALE,
     K_MAX,
-    MEMBRANE_PENALTY,
     N_BINS,
     N_CELLS,
     N_TYPES,
     DFIREModel,
+    dfire_score,
 )
 
 TILE = 32
@@ -400,13 +399,11 @@ class DeviceDFIRE:
                     self._mark(hits, rec_close[:real], lig_close[:real], pr[a], rt[a], lt)
             per_rtile[pr, rt] = tree_sum(partial)
         energy = tree_sum(per_rtile).to(torch.float64)
-        score = (energy * ENERGY_SCALE - ENERGY_OFFSET) * -1.0
         fractions = [
             h.sum(dim=1).to(torch.float64) / g if g else poses.new_zeros(n)
             for h, g in zip(hits, groups, strict=True)
         ]
-        penalty = torch.where(fractions[2] > 0, MEMBRANE_PENALTY * fractions[2], 0.0)
-        return score + fractions[0] * score + fractions[1] * score - penalty
+        return dfire_score(Terms(energy, *fractions))
 
     @property
     def chunk_pairs(self) -> int:
