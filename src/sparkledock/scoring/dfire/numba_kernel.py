@@ -27,6 +27,7 @@ were measured: about 20 % together.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -262,30 +263,28 @@ def _mark_interface(
 @njit(cache=True)
 def _score_one(pose, m, out):
     """One pose's energy and interface fractions into ``out`` (the four :class:`Terms`)."""
-    (
-        n_rec_modes,
-        rec_xyz,
-        rec_off,
-        rec_modes,
-        rt_starts,
-        rt_lo,
-        rt_hi,
-        rt_reach,
-        lig_xyz,
-        lig_off,
-        lig_modes,
-        table,
-        bins,
-        cell_bins,
-        iface_below,
-        rec_group,
-        n_rec_groups,
-        lig_group,
-        n_lig_groups,
-        mem_group,
-        n_mem_groups,
-        tile_cap,
-    ) = m
+    n_rec_modes = m.n_rec_modes
+    rec_xyz = m.rec_xyz
+    rec_off = m.rec_off
+    rec_modes = m.rec_modes
+    rt_starts = m.rt_starts
+    rt_lo = m.rt_lo
+    rt_hi = m.rt_hi
+    rt_reach = m.rt_reach
+    lig_xyz = m.lig_xyz
+    lig_off = m.lig_off
+    lig_modes = m.lig_modes
+    table = m.table
+    bins = m.bins
+    cell_bins = m.cell_bins
+    iface_below = m.iface_below
+    rec_group = m.rec_group
+    n_rec_groups = m.n_rec_groups
+    lig_group = m.lig_group
+    n_lig_groups = m.n_lig_groups
+    mem_group = m.mem_group
+    n_mem_groups = m.n_mem_groups
+    tile_cap = m.tile_cap
     n_lig = lig_xyz.shape[0]
     n_sub = (n_lig + LIG_SUB - 1) // LIG_SUB
 
@@ -393,32 +392,60 @@ def _score_batch(poses, m):
     return out
 
 
-def kernel_arrays(model: DFIREModel) -> tuple:
-    """The model as the flat tuple of arrays and numbers the compiled kernel takes."""
+class KernelArrays(NamedTuple):
+    """The prepared model as the compiled kernel takes it: a named tuple, which numba passes
+    whole and reads by field name."""
+
+    n_rec_modes: int
+    rec_xyz: np.ndarray
+    rec_off: np.ndarray
+    rec_modes: np.ndarray
+    rt_starts: np.ndarray
+    rt_lo: np.ndarray
+    rt_hi: np.ndarray
+    rt_reach: np.ndarray
+    lig_xyz: np.ndarray
+    lig_off: np.ndarray
+    lig_modes: np.ndarray
+    table: np.ndarray
+    bins: np.ndarray
+    cell_bins: np.ndarray
+    iface_below: float
+    rec_group: np.ndarray
+    n_rec_groups: int
+    lig_group: np.ndarray
+    n_lig_groups: int
+    mem_group: np.ndarray
+    n_mem_groups: int
+    tile_cap: int
+
+
+def kernel_arrays(model: DFIREModel) -> KernelArrays:
+    """The model as the compiled kernel takes it (offsets premultiplied into table rows)."""
     tiles = model.rec_tiles
-    return (
-        model.layout.n_rec,
-        model.rec_xyz,
-        (model.rec_types * (N_TYPES * (N_BINS + 1))).astype(np.int64),
-        model.rec_modes,
-        tiles.starts,
-        tiles.lo,
-        tiles.hi,
-        tiles.reach,
-        model.lig_xyz,
-        (model.lig_types * (N_BINS + 1)).astype(np.int64),
-        model.lig_modes,
-        model.table.ravel(),
-        model.bins,
-        model.cell_bins,
-        float(model.iface_below),
-        model.rec_restraint_group,
-        model.n_rec_restraints,
-        model.lig_restraint_group,
-        model.n_lig_restraints,
-        model.membrane_group,
-        model.n_membrane,
-        max(tiles.max_size, 1),
+    return KernelArrays(
+        n_rec_modes=model.layout.n_rec,
+        rec_xyz=model.rec_xyz,
+        rec_off=(model.rec_types * (N_TYPES * (N_BINS + 1))).astype(np.int64),
+        rec_modes=model.rec_modes,
+        rt_starts=tiles.starts,
+        rt_lo=tiles.lo,
+        rt_hi=tiles.hi,
+        rt_reach=tiles.reach,
+        lig_xyz=model.lig_xyz,
+        lig_off=(model.lig_types * (N_BINS + 1)).astype(np.int64),
+        lig_modes=model.lig_modes,
+        table=model.table.ravel(),
+        bins=model.bins,
+        cell_bins=model.cell_bins,
+        iface_below=float(model.iface_below),
+        rec_group=model.rec_restraint_group,
+        n_rec_groups=model.n_rec_restraints,
+        lig_group=model.lig_restraint_group,
+        n_lig_groups=model.n_lig_restraints,
+        mem_group=model.membrane_group,
+        n_mem_groups=model.n_membrane,
+        tile_cap=max(tiles.max_size, 1),
     )
 
 
