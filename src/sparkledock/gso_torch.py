@@ -14,7 +14,8 @@ import torch
 
 from .gso import LINEAR_THRESHOLD, QUATERNION_EQ_TOL, ZERO_NORM, GSOParameters, SwarmState
 from .pose import PoseLayout
-from .scoring.dfire.torch_kernel import DeviceDFIRE, rotate
+from .pose import rotate_lightdock as rotate
+from .scoring import DeviceScorer
 
 
 def select(
@@ -78,7 +79,7 @@ class DeviceSwarms:
     def __init__(
         self,
         state: SwarmState,
-        scorer: DeviceDFIRE,
+        scorer: DeviceScorer,
         reference_point: np.ndarray,
         layout: PoseLayout,
         params: GSOParameters | None = None,

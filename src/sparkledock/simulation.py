@@ -36,7 +36,7 @@ from .geometry import ellipsoid_centre
 from .io.lightdock import load_setup, read_poses, write_gso_output
 from .io.restraints import read_any_restraints
 from .io.setupdir import CHECKPOINT_FILE, SetupDir
-from .memory import USABLE_FRACTION, MemoryPlan, free_bytes, plan_groups
+from .memory import USABLE_FRACTION, MemoryPlan, default_workspace, free_bytes, plan_groups
 from .pose import PoseLayout
 from .restraints import Restraints, restraints_from_config
 from .seeds import DEFAULT_SEED
@@ -263,14 +263,12 @@ def _plan(
     """Swarms per group (from the memory model) and the device scorer, for torch engines."""
     if not engine.on_torch:
         return None, None
-    from .scoring.dfire.torch_kernel import default_workspace, device_model
-
     budget = int(limit if limit is not None else free_bytes(engine) * USABLE_FRACTION)
     if engine.device == "cpu":
         workspace = min(default_workspace(engine), max(budget // 8, 2**20))
     else:  # a quarter of the budget (1–16 GiB): big chunks keep a GPU busy
         workspace = min(max(budget // 4, default_workspace(engine)), 16 * 2**30, budget // 2)
-    scorer = device_model(prepared.model, engine, workspace)
+    scorer = prepared.function.device_scorer(prepared.model, engine, workspace)
     plan = plan_groups(
         n_swarms,
         n_glow,

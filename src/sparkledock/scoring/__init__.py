@@ -1,7 +1,11 @@
-"""Scoring functions behind one small interface.
+"""Scoring functions behind one small interface, and their one registry.
 
-A scoring function has ``prepare(receptor, ligand, restraints) -> model`` and
-``score(model, poses) -> (P,) scores`` (batched, larger is better).
+A scoring function has ``prepare(receptor, ligand, restraints) -> model``,
+``score(model, poses) -> (P,) scores`` (batched, larger is better) and ``backends``, the
+backends it has kernels for. One with a torch kernel also offers ``device_scorer(model, engine,
+workspace_bytes)``: a :class:`DeviceScorer` that GSO on torch calls on poses already on the
+device. A new function is a folder of its own (see ``dfire/``) and a line in
+:data:`SCORING_FUNCTIONS`.
 """
 
 from __future__ import annotations
@@ -10,16 +14,29 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..backend import Engine
 from ..errors import EngineError
 from ..restraints import Restraints
 from ..system import Partner
 from .dfire import DFIRE
 
 
+class DeviceScorer(Protocol):
+    """What GSO on torch needs from a scoring function: scores of poses on the device, and
+    the device memory its model holds (for the memory plan)."""
+
+    engine: Engine
+
+    def score(self, poses: Any) -> Any: ...
+
+    def model_bytes(self) -> int: ...
+
+
 class ScoringFunction(Protocol):
     """What every scoring function offers."""
 
     name: str
+    backends: dict[str, str]
 
     def prepare(
         self,
@@ -32,6 +49,10 @@ class ScoringFunction(Protocol):
     def score(
         self, model: Any, poses: np.ndarray, *, backend: str = ..., threads: int | None = None
     ) -> np.ndarray: ...
+
+    def device_scorer(self, model: Any, engine: Engine, workspace_bytes: int) -> DeviceScorer:
+        """The model on ``engine``'s device (raises EngineError without a torch kernel)."""
+        ...
 
 
 SCORING_FUNCTIONS: dict[str, type] = {"dfire": DFIRE, "fastdfire": DFIRE}
@@ -47,4 +68,4 @@ def get_scoring(name: str) -> ScoringFunction:
         ) from None
 
 
-__all__ = ["DFIRE", "SCORING_FUNCTIONS", "ScoringFunction", "get_scoring"]
+__all__ = ["DFIRE", "SCORING_FUNCTIONS", "DeviceScorer", "ScoringFunction", "get_scoring"]

@@ -342,6 +342,13 @@ class DFIRE:
         "torch": "torch_kernel",
     }
 
+    def device_scorer(self, model: DFIREModel, engine: Engine, workspace_bytes: int) -> Any:
+        """The model on ``engine``'s device, for GSO on torch (built once per model, engine and
+        workspace)."""
+        self.kernel("torch")  # the same check and message as for scoring
+        torch_kernel = import_module(f"{__package__}.{self.backends['torch']}")
+        return torch_kernel.device_model(model, engine, workspace_bytes)
+
     def kernel(self, backend: str) -> Callable[..., np.ndarray]:
         """This function's kernel for ``backend`` (imported on first use).
 

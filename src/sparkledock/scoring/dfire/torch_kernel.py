@@ -31,6 +31,7 @@ import numpy as np
 import torch
 
 from ...backend import Engine
+from ...memory import default_workspace
 from ...pose import EXTENTS_START, ROTATION, TRANSLATION
 from ...pose import rotate_lightdock as rotate
 from ...spatial import build_tiles
@@ -55,11 +56,6 @@ PAIR_BYTES = {"fp64": TILE * TILE * 96, "fp32": TILE * TILE * 64}
 FUSED_PAIR_BYTES = 4096
 #: Slack on the culling tests, Å: float32 distances may come out below the true ones.
 SLACK = {"fp64": 1e-6, "fp32": 1e-3}
-#: Scoring workspace (bytes): CPU caches favour small chunks (measured with 8 MiB per chunking
-#: level: 1.6 s, 128 MiB: 1.8 s, 2 MiB: 2.9 s for 256 2VXT poses on two cores, eager); GPUs
-#: want many tile pairs in flight.
-CPU_WORKSPACE = 32 * 2**20
-GPU_WORKSPACE = 1024 * 2**20
 #: float32 pairs closer than this (Å²) to a bin edge are re-binned in float64. Blocks are
 #: computed relative to the receptor tile's centre (coordinates under ~40 Å), where float32
 #: squared distances are off by under 2e-4 Å².
@@ -484,11 +480,6 @@ class DeviceDFIRE:
 #: kept alongside so that an id reused by a new object never returns a stale copy.
 _CACHE: dict[tuple[int, Engine, int], tuple[DFIREModel, DeviceDFIRE]] = {}
 _CACHE_SIZE = 4
-
-
-def default_workspace(engine: Engine) -> int:
-    """Scoring workspace for an engine when nothing else decides it."""
-    return CPU_WORKSPACE if engine.device == "cpu" else GPU_WORKSPACE
 
 
 def device_model(
