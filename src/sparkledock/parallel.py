@@ -35,7 +35,6 @@ from .errors import InputFileError, SparkledockError
 from .fileutil import atomic_write_text
 from .io.lightdock import read_poses
 from .io.setupdir import SetupDir
-from .scoring.dfire import DFIRE_CUTOFF_A
 from .seeds import DEFAULT_SEED
 from .simulation import (
     RunContext,
@@ -82,7 +81,8 @@ def predicted_costs(
     rec = context.setup.receptor.atoms.coords
     lig = context.setup.ligand.atoms.coords
     radius = float(np.linalg.norm(lig - lig.mean(axis=0), axis=1).max()) if len(lig) else 0.0
-    counts = cKDTree(rec).query_ball_point(centres, r=radius + DFIRE_CUTOFF_A, return_length=True)
+    cutoff = context.prepared.function.cutoff
+    counts = cKDTree(rec).query_ball_point(centres, r=radius + cutoff, return_length=True)
     return np.asarray(counts, dtype=float) * max(len(lig), 1) * n_glow * steps + 1.0
 
 

@@ -37,6 +37,8 @@ class ScoringFunction(Protocol):
 
     name: str
     backends: dict[str, str]
+    #: interaction cutoff (Å): pairs farther apart add nothing
+    cutoff: float
 
     def prepare(
         self,

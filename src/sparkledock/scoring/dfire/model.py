@@ -332,6 +332,8 @@ class DFIRE:
     """LightDock's ``fastdfire`` scoring function: prepare once, score batches of poses."""
 
     name = "dfire"
+    #: pairs farther apart than this (Å) add nothing (the cost model counts pairs within it)
+    cutoff = DFIRE_CUTOFF_A
     #: backend -> the module of this package holding its kernel ``score_poses(model, poses,
     #: *, threads)`` returning :class:`Terms` (torch's also takes ``engine`` and returns the
     #: final scores, combined on the device by the same functions); numba and numpy agree
