@@ -72,6 +72,12 @@ def add_protocol_options(p: argparse.ArgumentParser, top_help: str) -> None:
     p.add_argument("--top", type=int, default=10, help=top_help)
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.add_argument(
+        "--scoring",
+        default="dfire",
+        choices=sorted(SCORING_FUNCTIONS),
+        help="scoring function of the search (default: dfire)",
+    )
     add_engine_options(p)
 
 
@@ -312,6 +318,7 @@ def dock_options(args: argparse.Namespace, **fixed: int) -> DockOptions:
 
     chosen = {k: getattr(args, k) for k in ("steps", "glowworms", "swarms", "top")}
     chosen["map_modified"] = not getattr(args, "no_map_modified", False)
+    chosen["scoring"] = args.scoring
     chosen.update(fixed)
     return DockOptions(**chosen, threads=args.threads, quiet=args.quiet, engine=engine_of(args))
 

@@ -51,6 +51,8 @@ class DockOptions:
     engine: Engine | None = None
     #: read modified residues (MSE, SEP, ...) as their parent amino acids
     map_modified: bool = True
+    #: the scoring function of the search (a name in :data:`sparkledock.scoring.SCORING_FUNCTIONS`)
+    scoring: str = "dfire"
 
 
 #: What ``dock`` records in its output folder: the run's key, its stage and score history.
@@ -96,6 +98,7 @@ def dock_key(receptor, ligand, restraints, options: DockOptions) -> str:
         "anm": options.anm,
         "seed": options.seed,
         "map_modified": options.map_modified,
+        "scoring": options.scoring,
         "engine": None if engine is None else [engine.backend, engine.precision],
     }
     digest.update(json.dumps(protocol, sort_keys=True).encode())
@@ -223,6 +226,7 @@ def dock(
                 setup_dir,
                 options.steps,
                 comm,
+                scoring=options.scoring,
                 seed=options.seed,
                 threads=options.threads,
                 engine=options.engine,
@@ -236,6 +240,7 @@ def dock(
             run_simulation(
                 setup_dir,
                 options.steps,
+                scoring=options.scoring,
                 seed=options.seed,
                 threads=options.threads,
                 quiet=options.quiet,

@@ -363,12 +363,12 @@ def run_tasks(setups: Sequence[Path], options: Any, comm: Any = None) -> list[li
 
     ``options`` is a :class:`sparkledock.docking.DockOptions` (steps, seed, threads, engine).
     """
-    steps, seed = options.steps, options.seed
-    spec = RunSpec(steps, (), "dfire", int(seed), False)
+    steps, seed, scoring = options.steps, options.seed, options.scoring
+    spec = RunSpec(steps, (), scoring, int(seed), False)
     if comm is None or comm.Get_size() == 1:
         histories = []
         for root in setups:
-            context = load_run_context(root)
+            context = load_run_context(root, scoring)
             n = int(context.setup.config.get("swarms", 0))
             todo = [s for s in range(n) if not swarm_finished(root, s, spec)]
             history: list[tuple[int, float, float]] = []
@@ -377,6 +377,7 @@ def run_tasks(setups: Sequence[Path], options: Any, comm: Any = None) -> list[li
                     root,
                     steps,
                     swarms=todo,
+                    scoring=scoring,
                     seed=seed,
                     threads=options.threads,
                     quiet=options.quiet,
@@ -393,7 +394,7 @@ def run_tasks(setups: Sequence[Path], options: Any, comm: Any = None) -> list[li
         try:
             listed = []
             for index, root in enumerate(setups):
-                context = load_run_context(root)
+                context = load_run_context(root, scoring)
                 n = int(context.setup.config.get("swarms", 0))
                 todo = [s for s in range(n) if not swarm_finished(root, s, spec)]
                 if not todo:
@@ -415,6 +416,7 @@ def run_tasks(setups: Sequence[Path], options: Any, comm: Any = None) -> list[li
         {},
         steps,
         True,
+        scoring=scoring,
         seed=seed,
         threads=options.threads,
         engine=engine,
