@@ -71,6 +71,15 @@ def test_binary_files_are_one_line_errors(tmp_path, capsys):
         "r.list: a binary file",
     )
     assert not (tmp_path / "s").exists()
+    (tmp_path / "poses.dat").write_bytes(b"\x00\x01 binary poses")
+    _one_line_error(
+        capsys,
+        ["score", str(SRC / "lightdock_setup"), str(tmp_path / "poses.dat")],
+        "poses.dat: a binary file",
+    )
+    (tmp_path / "pairs.csv").write_bytes(b"name,receptor,ligand\n\xff\xfe")
+    with pytest.raises(InputFileError, match=r"pairs\.csv:2: not UTF-8"):
+        read_pairs(tmp_path / "pairs.csv")
 
 
 def test_multi_model_file_uses_the_first_with_a_warning(tmp_path):

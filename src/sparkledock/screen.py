@@ -22,7 +22,7 @@ import numpy as np
 
 from .docking import DockOptions, analyse, check_options, prepare_dock_setup
 from .errors import InputFileError, SparkledockError, SparkledockWarning
-from .fileutil import atomic_write_text, check_output_folder, folder_lock
+from .fileutil import atomic_write_text, check_output_folder, folder_lock, read_text_input
 from .io.setupdir import SetupDir
 from .parallel import run_tasks
 
@@ -47,10 +47,7 @@ def read_pairs(path: str | os.PathLike[str]) -> list[Pair]:
             file and line).
     """
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise InputFileError(f"{path}: cannot read pairs file ({exc.strerror})") from None
+    text = read_text_input(path, "pairs")
     reader = csv.DictReader(io.StringIO(text))
     missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
     if missing:

@@ -11,6 +11,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from ..errors import InputFileError
+from ..io.lightdock import cleaning
 from ..io.setupdir import SetupDir
 from ..pose import ligand_conformers, receptor_conformers
 from ..structure import (
@@ -75,13 +76,7 @@ def _file_partner(setup: DockingSetup, key: str, partner: Partner) -> Partner:
     config = setup.config
     path = SetupDir(setup.path).structure(config[key])
     raw = read_structure(path)
-    drop = removal_mask(
-        raw,
-        remove_hydrogens=bool(config.get("noh", False)),
-        remove_water=bool(config.get("now", False)),
-        remove_oxt=bool(config.get("noxt", True)),
-        source=str(path),
-    )
+    drop = removal_mask(raw, source=str(path), **cleaning(config))
     kept = np.flatnonzero(~drop)
     if len(kept) != len(partner.atoms):
         raise InputFileError(

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputFileError, PoseError
-from ..fileutil import atomic_write_text
+from ..fileutil import atomic_write_text, read_text_input
 from ..pose import PoseLayout
 from ..structure import centre_of_coordinates, centred, clean, read_structure
 from ..system import DockingSetup, Partner
@@ -42,17 +42,21 @@ def _load_npy(path: Path) -> np.ndarray:
         raise InputFileError(f"{path}: not a readable .npy array ({exc})") from None
 
 
+def cleaning(config: dict) -> dict[str, bool]:
+    """The cleaning a setup applied (its ``noh``/``now``/``noxt`` flags), as the keyword
+    options of :func:`sparkledock.structure.clean` and ``removal_mask``."""
+    return {
+        "remove_hydrogens": bool(config.get("noh", False)),
+        "remove_water": bool(config.get("now", False)),
+        "remove_oxt": bool(config.get("noxt", True)),
+    }
+
+
 def _load_partner(
     setup_dir: Path, pdb_name: str, modes_file: str, n_modes: int, config: dict
 ) -> tuple[Partner, np.ndarray]:
     pdb = setup_dir / lightdock_name(pdb_name)
-    atoms = clean(
-        read_structure(pdb),
-        remove_hydrogens=bool(config.get("noh", False)),
-        remove_water=bool(config.get("now", False)),
-        remove_oxt=bool(config.get("noxt", True)),
-        source=str(pdb),
-    )
+    atoms = clean(read_structure(pdb), source=str(pdb), **cleaning(config))
     centre = centre_of_coordinates(atoms.coords)
     atoms = centred(atoms)
     if n_modes == 0:
@@ -132,14 +136,12 @@ def read_poses(path: str | os.PathLike[str], layout: PoseLayout) -> np.ndarray:
     Blank lines and ``#`` comments are skipped.
 
     Raises:
-        InputFileError: the file is missing or empty.
+        InputFileError: the file is missing, binary or empty.
         PoseError: a line has the wrong count of numbers or a non-number (names the line).
     """
     path = Path(path)
-    if not path.is_file():
-        raise InputFileError(f"{path}: no such poses file")
     rows: list[list[float]] = []
-    for lineno, raw in enumerate(path.read_text().splitlines(), start=1):
+    for lineno, raw in enumerate(read_text_input(path, "poses").splitlines(), start=1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import __version__
+from ..analysis.models import ligand_chain_ids
 from ..anm import normal_modes
 from ..errors import InputFileError, SparkledockError, SparkledockWarning
 from ..fileutil import atomic_write_bytes, atomic_write_text, check_output_folder
@@ -164,11 +165,12 @@ def _load(raw: Atoms, path: Path, options: SetupOptions) -> Atoms:
 
 
 def _warn_shared_chains(receptor: Atoms, ligand: Atoms, rec_path: Path, lig_path: Path) -> None:
-    shared = sorted(set(receptor.chain.astype(str)) & set(ligand.chain.astype(str)))
-    if shared:
+    renamed = {a: b for a, b in ligand_chain_ids(receptor, ligand).items() if a != b}
+    if renamed:
         warnings.warn(
-            f"{lig_path}: chain {', '.join(shared)} is also a chain of {rec_path}; the models "
-            "give the ligand's chains other ids (restraints keep the input's)",
+            f"{lig_path}: chain {', '.join(renamed)} is also a chain of {rec_path}; the models "
+            f"call the ligand's {', '.join(f'{a} {b}' for a, b in renamed.items())} "
+            "(restraints keep the input's)",
             SparkledockWarning,
             stacklevel=3,
         )
