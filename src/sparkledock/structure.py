@@ -243,6 +243,13 @@ def read_structure(path: str | os.PathLike[str]) -> Atoms:
     return atoms_from_lists(**cols)
 
 
+def _listed(labels: Iterable[str], most: int = 5) -> str:
+    """Sorted labels for a warning: the first ``most``, then how many more."""
+    ordered = sorted(labels)
+    more = f" and {len(ordered) - most} more" if len(ordered) > most else ""
+    return ", ".join(ordered[:most]) + more
+
+
 def map_modified_residues(atoms: Atoms, source: str = "structure") -> Atoms:
     """Common modified residues (MSE, SEP, TPO, PTR, ... : :data:`MODIFIED_PARENTS`) become
     their parent amino acid, as docking users expect: renamed, marked ATOM, keeping the atoms
@@ -259,12 +266,17 @@ def map_modified_residues(atoms: Atoms, source: str = "structure") -> Atoms:
         name = RENAMED_ATOMS.get((names[i], str(atom_name[i])), str(atom_name[i]))
         keep[i] = name in AMINO_ACID_ATOMS[parent] or name == "OXT" or name.startswith("H")
         res_name[i], atom_name[i], hetero[i] = parent, name, False
-    found = sorted(
-        {f"{names[i]} {c}.{n}{s}" for i, c, n, s in zip(
-            np.flatnonzero(modified), atoms.chain[modified], atoms.res_seq[modified],
-            atoms.ins_code[modified], strict=True)}
-    )  # fmt: skip
-    shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
+    found = {
+        f"{r} {c}.{n}{s}"
+        for r, c, n, s in zip(
+            names[modified],
+            atoms.chain[modified],
+            atoms.res_seq[modified],
+            atoms.ins_code[modified],
+            strict=True,
+        )
+    }
+    shown = _listed(found)
     warnings.warn(
         f"{source}: read modified residues {shown} as their parent amino acids",
         ModifiedResidueWarning,
@@ -320,21 +332,7 @@ def removal_mask(
     if remove_hetero:
         het = hetero_group_mask(atoms, keep_hetero_residues)
         if het.any():
-            groups = sorted(
-                {
-                    f"{c}.{r}.{n}{i}"
-                    for c, r, n, i in zip(
-                        atoms.chain[het],
-                        atoms.res_name[het],
-                        atoms.res_seq[het],
-                        atoms.ins_code[het],
-                        strict=True,
-                    )
-                }
-            )
-            shown = ", ".join(groups[:5]) + (
-                f" and {len(groups) - 5} more" if len(groups) > 5 else ""
-            )
+            shown = _listed(set(atoms.residue_ids()[het]))
             warnings.warn(
                 f"{source}: dropped {int(het.sum())} atoms of hetero groups {shown}",
                 HeteroGroupWarning,
