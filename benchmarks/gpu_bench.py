@@ -36,8 +36,8 @@ import torch
 
 from sparkledock.api import prepare_scoring
 from sparkledock.backend import Engine
+from sparkledock.driver import run_simulation
 from sparkledock.io.lightdock import read_gso_output
-from sparkledock.simulation import run_simulation
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import BENCH, COMPLEXES, full_setup
@@ -142,20 +142,15 @@ def main() -> int:
                 steps = args.steps
                 if rate is not None and work / rate > 0.8 * left:
                     steps = args.short_steps
-                report: dict = {}
                 t0 = time.perf_counter()
-                run_simulation(
-                    root,
-                    steps,
-                    quiet=True,
-                    engine=Engine("torch", device, precision),
-                    report=report,
+                result = run_simulation(
+                    root, steps, quiet=True, engine=Engine("torch", device, precision)
                 )
                 seconds = time.perf_counter() - t0
                 rate = swarms * glow * steps / seconds
                 full = seconds * args.steps / steps
-                plan = report["plan"]
-                peak = report.get("peak_bytes", 0) / 2**30
+                plan = result.plan
+                peak = (result.peak_bytes or 0) / 2**30
                 mark = "" if steps == args.steps else "*"
                 print(
                     f"| {cx} | {swarms} | {precision} | {steps} | {full:.1f}{mark} | {rate:,.0f} "
@@ -175,7 +170,7 @@ def main() -> int:
                         "glowworm_steps_per_s": rate,
                         "groups": plan.n_groups,
                         "predicted_peak_bytes": plan.predicted_peak,
-                        "measured_peak_bytes": report.get("peak_bytes"),
+                        "measured_peak_bytes": result.peak_bytes,
                     }
                 )
                 shutil.rmtree(root)

@@ -30,7 +30,7 @@ from pathlib import Path
 import numba
 
 from sparkledock import api
-from sparkledock.simulation import run_simulation
+from sparkledock.driver import run_simulation
 
 HERE = Path(__file__).resolve().parent
 

@@ -33,8 +33,8 @@ import numba
 import numpy as np
 from scipy.stats import spearmanr
 
+from sparkledock.costs import imbalance, lpt_loads, predicted_costs, swarm_centres
 from sparkledock.io.lightdock import read_poses
-from sparkledock.parallel import imbalance, lpt_loads, predicted_costs, swarm_centres
 from sparkledock.simulation import load_run_context
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

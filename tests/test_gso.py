@@ -88,12 +88,28 @@ def test_selection_by_hand():
     vision = np.full((1, 5), 2.0)
     for draw, expect in ((0.2, 1), (0.25, 1), (0.26, 2), (0.99, 2), (0.0, 2)):
         draws = np.array([[draw, 0.5, 0.5, 0.5, 0.5]])
-        chosen, count = gso._select(lum, vision, refs, draws)
+        chosen, count = gso.select_loops(lum, vision, refs, draws)
         # probabilities 1/4 toward 1, 3/4 toward 2; r = 0 takes the last (LightDock's loop)
         assert chosen[0, 0] == expect, draw
         assert count[0, 0] == 2
     assert chosen[0, 3] == 3 and count[0, 3] == 0  # brightest: nobody to follow
     assert count[0, 4] == 3  # dimmest sees 0, 1, 2 within 2 Å
+
+
+def test_dense_selection_rule_equals_the_loops():
+    # the array-API rule (what torch runs) and the numba loops choose alike, ties and r = 0 too
+    rng = np.random.default_rng(11)
+    s, g = 5, 60
+    lum = rng.normal(5, 1, (s, g))
+    lum[0, :6] = 5.0
+    vision = rng.uniform(0, 5, (s, g))
+    refs = rng.normal(0, 2, (s, g, 3))
+    draws = rng.uniform(0, 1, (s, g))
+    draws[1, :5] = 0.0
+    chosen, count = gso.select_loops(lum, vision, refs, draws)
+    chosen_d, count_d = gso.select(lum, vision, refs, draws)
+    assert np.array_equal(chosen, chosen_d) and np.array_equal(count, count_d)
+    assert (count > 0).any() and (count == 0).any()
 
 
 def test_slerp_and_linear_branch():
@@ -115,10 +131,10 @@ def test_movement_steps():
     params = gso.GSOParameters()
     me = np.array([0.0, 0.0, 0.0, 1, 0, 0, 0, 0.0, 0.0])
     target = np.array([3.0, 4.0, 0.0, 1, 0, 0, 0, 2.0, -1.0])
-    new = gso._move(me[None], target[None], layout, params)[0]
+    new = gso.move(me[None], target[None], layout, params)[0]
     np.testing.assert_allclose(new[:3], [0.3, 0.4, 0.0])  # 0.5 Å toward the target
     np.testing.assert_allclose(new[7:], [0.5, -0.5])  # each extents vector by 0.5
-    same = gso._move(target[None], target[None], layout, params)[0]
+    same = gso.move(target[None], target[None], layout, params)[0]
     assert np.array_equal(same, target)
 
 

@@ -9,7 +9,14 @@ import pytest
 
 from conftest import BENCH
 from sparkledock.errors import InputFileError, PoseError, RestraintError, UnsupportedAtomError
-from sparkledock.io.lightdock import load_setup, read_poses, write_poses
+from sparkledock.io.lightdock import (
+    as_written,
+    load_setup,
+    read_gso_output,
+    read_poses,
+    write_gso_output,
+    write_poses,
+)
 from sparkledock.io.restraints import read_restraints
 from sparkledock.pose import PoseLayout
 from sparkledock.scoring import get_scoring
@@ -165,3 +172,15 @@ def test_haddock_tbl_passive_and_errors(tmp_path):
     path.write_text("R A.ILE.16\n")
     with pytest.raises(InputFileError, match="no 'assign' statements"):
         read_haddock_restraints(path, setup.receptor.atoms, setup.ligand.atoms)
+
+
+def test_values_as_written_equal_the_gso_file_read_back(tmp_path):
+    rng = np.random.default_rng(5)
+    poses = rng.normal(0, 20, (50, 27))
+    lum, vr = rng.uniform(0, 30, 50), rng.uniform(0, 5, 50)
+    nb, scores = rng.integers(0, 6, 50), rng.normal(10, 40, 50)
+    write_gso_output(tmp_path / "gso_1.out", poses, lum, nb, vr, scores)
+    read, held = read_gso_output(tmp_path / "gso_1.out"), as_written(poses, lum, nb, vr, scores)
+    for field in ("poses", "luciferin", "neighbors", "vision_range", "scores"):
+        assert np.array_equal(getattr(read, field), getattr(held, field)), field
+    assert not np.array_equal(held.poses, poses)  # (it did round)

@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 from conftest import writable_setup
-from sparkledock.parallel import imbalance, lpt_loads, predicted_costs, swarm_centres
-from sparkledock.simulation import load_run_context, run_simulation
+from sparkledock.costs import imbalance, lpt_loads, predicted_costs, swarm_centres
+from sparkledock.driver import run_simulation
+from sparkledock.simulation import load_run_context
 
 SWARMS = ["0", "1", "2", "3", "4", "65"]
 

@@ -15,10 +15,10 @@ from conftest import BENCH, writable_setup
 from sparkledock.analysis.rank import read_ranking
 from sparkledock.backend import resolve_engine
 from sparkledock.cli import main
+from sparkledock.driver import run_simulation
 from sparkledock.io.lightdock import load_setup
 from sparkledock.pose import ligand_conformers, receptor_conformers
 from sparkledock.scoring import SCORING_FUNCTIONS
-from sparkledock.simulation import run_simulation
 from toy_contacts import Contacts
 
 SRC = BENCH / "2X9A"

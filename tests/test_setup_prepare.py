@@ -15,11 +15,11 @@ from scipy.spatial import cKDTree
 from conftest import BENCH
 from sparkledock.anm import normal_modes
 from sparkledock.cli import main
+from sparkledock.driver import run_simulation
 from sparkledock.io.lightdock import load_setup, read_poses
 from sparkledock.io.restraints import read_restraints
 from sparkledock.setup.prepare import SetupOptions, prepare_setup
 from sparkledock.setup.surface import swarm_count
-from sparkledock.simulation import run_simulation
 
 SRC = BENCH / "2X9A"
 

@@ -15,8 +15,9 @@ import pytest
 
 from conftest import BENCH, writable_setup
 from sparkledock.cli import main
+from sparkledock.driver import run_simulation
 from sparkledock.errors import InputFileError
-from sparkledock.simulation import CHECKPOINT, run_simulation
+from sparkledock.simulation import CHECKPOINT
 
 REFERENCE = BENCH / "2X9A" / "lightdock_run" / "swarm_0"
 
@@ -43,18 +44,18 @@ def test_exact_run_writes_lightdock_files(setup_dir, capsys):
 
 
 def test_fast_mode_is_independent_of_swarm_subsets_and_threads(setup_dir, tmp_path):
-    together = outputs(run_simulation(setup_dir, 12, swarms=[0, 65], threads=2, quiet=True))
+    together = outputs(run_simulation(setup_dir, 12, swarms=[0, 65], threads=2, quiet=True).root)
     for swarm in (0, 65):
         alone_dir = tmp_path / f"alone{swarm}"
         shutil.copytree(setup_dir, alone_dir, ignore=shutil.ignore_patterns("swarm_*"))
-        alone = outputs(run_simulation(alone_dir, 12, swarms=[swarm], threads=1, quiet=True))
+        alone = outputs(run_simulation(alone_dir, 12, swarms=[swarm], threads=1, quiet=True).root)
         assert alone and all(together[k] == v for k, v in alone.items())
     assert set(together) == {f"swarm_{s}/gso_{t}.out" for s in (0, 65) for t in (0, 10, 12)}
     # and it is not the exact stream
     exact_dir = tmp_path / "exact"
     shutil.copytree(setup_dir, exact_dir, ignore=shutil.ignore_patterns("swarm_*"))
     # (in exact mode swarm 92 of 130 starts from initial_positions_65.dat, as in LightDock)
-    exact = outputs(run_simulation(exact_dir, 12, swarms=[0, 92], exact=True, quiet=True))
+    exact = outputs(run_simulation(exact_dir, 12, swarms=[0, 92], exact=True, quiet=True).root)
     assert exact["swarm_0/gso_10.out"] != together["swarm_0/gso_10.out"]
 
 
@@ -68,7 +69,9 @@ def test_resume_after_kill_is_byte_identical(setup_dir, tmp_path, exact):
     flags = ["--swarms", *map(str, swarms), "--quiet", "--threads", "1"]
     flags += ["--exact"] if exact else []
     reference = outputs(
-        run_simulation(reference_dir, int(steps), swarms=swarms, exact=exact, threads=1, quiet=True)
+        run_simulation(
+            reference_dir, int(steps), swarms=swarms, exact=exact, threads=1, quiet=True
+        ).root
     )
     cmd = [
         sys.executable,

@@ -17,7 +17,7 @@ from sparkledock.scoring import get_scoring
 
 torch = pytest.importorskip("torch")
 
-from sparkledock import gso, gso_torch  # noqa: E402
+from sparkledock import gso  # noqa: E402
 from sparkledock.scoring.dfire import torch_kernel as dfire_torch  # noqa: E402
 
 DFIRE = get_scoring("dfire")
@@ -100,9 +100,9 @@ def test_selection_equals_the_cpu_loop():
     refs = rng.normal(0, 2, (s, g, 3))
     draws = rng.uniform(0, 1, (s, g))
     draws[1, :4] = 0.0  # r = 0 picks the last neighbour
-    chosen, count = gso._select(lum, vision, refs, draws)
+    chosen, count = gso.select_loops(lum, vision, refs, draws)
     t = [torch.as_tensor(a) for a in (lum, vision, refs, draws)]
-    chosen_t, count_t = gso_torch.select(*t)
+    chosen_t, count_t = gso.select(*t)
     assert np.array_equal(chosen_t.numpy(), chosen)
     assert np.array_equal(count_t.numpy(), count)
 
@@ -119,22 +119,24 @@ def final_poses(root, steps):
 
 
 def test_gso_on_the_device_follows_the_cpu_run(setup_copy, tmp_path):
-    from sparkledock.simulation import run_simulation
+    from sparkledock.driver import run_simulation
 
     other = tmp_path / "torch"
     shutil.copytree(setup_copy, other)
     grouped = tmp_path / "grouped"
     shutil.copytree(setup_copy, grouped)
     steps = 6
-    cpu_hist, dev_hist, report = [], [], {}
-    run_simulation(setup_copy, steps, swarms=[0, 65], quiet=True, history=cpu_hist)
-    run_simulation(other, steps, swarms=[0, 65], quiet=True, engine=FP64, history=dev_hist)
+    cpu_hist = run_simulation(setup_copy, steps, swarms=[0, 65], quiet=True).history
+    on_device = run_simulation(
+        other, steps, swarms=[0, 65], quiet=True, engine=FP64, keep_final=True
+    )
+    dev_hist = on_device.history
     # a budget that fits one swarm at a time: two groups, the same numbers
     budget = 8 * 2**20 + swarm_bytes(200, 27) + 2**20
-    run_simulation(
-        grouped, steps, swarms=[0, 65], quiet=True, engine=FP64, memory_limit=budget, report=report
+    result = run_simulation(
+        grouped, steps, swarms=[0, 65], quiet=True, engine=FP64, memory_limit=budget
     )
-    assert report["plan"].n_groups == 2
+    assert result.plan.n_groups == 2
     cpu, dev, grp = (final_poses(r, steps) for r in (setup_copy, other, grouped))
     for s in (0, 65):
         np.testing.assert_allclose(dev[s].poses, cpu[s].poses, rtol=0, atol=2e-7)
@@ -143,7 +145,12 @@ def test_gso_on_the_device_follows_the_cpu_run(setup_copy, tmp_path):
         for field in ("poses", "scores", "luciferin", "vision_range"):
             assert np.array_equal(getattr(grp[s], field), getattr(dev[s], field))
     np.testing.assert_allclose(np.array(dev_hist), np.array(cpu_hist), rtol=1e-9)
+    assert len(dev_hist) == steps
     assert not (other / "sparkledock_run.npz").exists()
+    # the final glowworms come back as values, equal to what the gso files hold
+    for s in (0, 65):
+        for field in ("poses", "scores", "luciferin", "vision_range", "neighbors"):
+            assert np.array_equal(getattr(on_device.final[s], field), getattr(dev[s], field))
 
 
 def test_memory_plan_groups_swarms():

@@ -187,32 +187,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, engine: Engine, comm) -> int:
-    from .parallel import run_parallel
-    from .simulation import run_simulation
+    from .driver import run_simulation
 
-    if comm is not None:
-        report = run_parallel(
-            args.setup,
-            args.steps,
-            comm,
-            swarms=args.swarms,
-            scoring=args.scoring,
-            seed=args.seed,
-            exact=args.exact,
-            threads=args.threads,
-            engine=engine,
-            swarms_per_task=args.swarms_per_task,
-            quiet=args.quiet,
-        )
-        if report is not None and not args.quiet:
-            print(
-                f"sparkledock: {report.tasks} tasks on {report.ranks} ranks in "
-                f"{report.wall_seconds:.1f} s (busy-time imbalance {report.imbalance:.2f}, "
-                f"{report.skipped} swarms already done)",
-                file=sys.stderr,
-            )
-        return 0
-    root = run_simulation(
+    result = run_simulation(
         args.setup,
         args.steps,
         swarms=args.swarms,
@@ -222,9 +199,20 @@ def _run(args: argparse.Namespace, engine: Engine, comm) -> int:
         threads=args.threads,
         quiet=args.quiet,
         engine=engine,
+        comm=comm,
+        swarms_per_task=args.swarms_per_task,
     )
-    if not args.quiet:
-        print(f"sparkledock: wrote swarm_*/gso_*.out in {root}", file=sys.stderr)
+    if result is None or args.quiet:
+        return 0
+    if comm is not None:
+        print(
+            f"sparkledock: {result.tasks} tasks on {result.ranks} ranks in "
+            f"{result.wall_seconds:.1f} s (busy-time imbalance {result.imbalance:.2f}, "
+            f"{result.skipped} swarms already done)",
+            file=sys.stderr,
+        )
+    else:
+        print(f"sparkledock: wrote swarm_*/gso_*.out in {result.root}", file=sys.stderr)
     return 0
 
 

@@ -17,21 +17,22 @@ from typing import Any
 
 import numpy as np
 
-from .analysis.cluster import write_cluster_repr
+from .analysis.cluster import cluster_glowworms, format_cluster_repr
 from .analysis.filter import satisfaction
 from .analysis.models import write_models
-from .analysis.rank import rank, write_ranking
+from .analysis.rank import rank_glowworms, write_ranking
 from .analysis.report import write_report
 from .backend import Engine
+from .driver import run_simulation
 from .errors import InputFileError, SparkledockError, SparkledockWarning
 from .fileutil import LOCK_NAME, atomic_write_text, folder_lock
-from .io.lightdock import load_setup
-from .io.restraints import read_restraints
+from .io.lightdock import GSOOutput, load_setup, read_gso_output
 from .io.setupdir import SetupDir
 from .seeds import DEFAULT_SEED
 from .setup.prepare import SetupOptions, prepare_setup
-from .simulation import run_simulation
+from .simulation import setup_restraints
 from .structure import read_structure
+from .system import DockingSetup
 
 FILTER_FRACTION = 0.4
 
@@ -217,40 +218,31 @@ def dock(
         elif isinstance(record, SparkledockError):
             raise record
         setup_dir = out / "setup"
+        # the setup as its files define it (what LightDock and a resumed run read), loaded
+        # once and handed to the run and the analysis
+        setup = load_setup(setup_dir) if lead else None
+        final = None
         if record.get("stage") in ("run", "done"):  # every rank has rank 0's record
             history = [tuple(h) for h in record["history"]]
-        elif parallel:
-            from .parallel import run_parallel
-
-            report = run_parallel(
-                setup_dir,
-                options.steps,
-                comm,
-                scoring=options.scoring,
-                seed=options.seed,
-                threads=options.threads,
-                engine=options.engine,
-                quiet=options.quiet,
-            )
-            if report is None:
-                return None
-            history = report.history
         else:
-            history = []
-            run_simulation(
-                setup_dir,
+            result = run_simulation(
+                setup if setup is not None else setup_dir,
                 options.steps,
                 scoring=options.scoring,
                 seed=options.seed,
                 threads=options.threads,
                 quiet=options.quiet,
-                history=history,
                 engine=options.engine,
+                comm=comm if parallel else None,
+                keep_final=True,
             )
+            if result is None:
+                return None
+            history, final = result.history, result.final
         if not lead:
             return None
         _write_record(out, key, "run", history)
-        analyse(out, setup_dir, restraints, reference, options, history)
+        analyse(out, setup, restraints, reference, options, history, final)
         _write_record(out, key, "done", history)
         return out
 
@@ -289,23 +281,42 @@ def prepare_dock_setup(receptor, ligand, out: Path, restraints, options: DockOpt
         raise
 
 
-def analyse(out: Path, setup_dir: Path, restraints, reference, options: DockOptions, history):
-    """Cluster, rank, filter, write the top models, ranking.csv and report.html."""
-    setup = load_setup(setup_dir)
+def analyse(
+    out: Path,
+    setup: Path | DockingSetup,
+    restraints,
+    reference,
+    options: DockOptions,
+    history,
+    final: dict[int, GSOOutput] | None = None,
+):
+    """Cluster, rank, filter, write the top models, ranking.csv and report.html.
+
+    ``final``: the run's last glowworms per swarm, as the run returned them; a swarm missing
+    there (a resumed docking) is read from its gso file.
+    """
+    if not isinstance(setup, DockingSetup):
+        setup = load_setup(setup)
+    folder = SetupDir(setup.path)
     n_swarms = int(setup.config["swarms"])
     sizes = []
+    chosen = {}
     for swarm in range(n_swarms):
-        path = write_cluster_repr(setup, SetupDir(setup_dir).gso(swarm, options.steps))
-        sizes.extend(int(line.split(":")[1]) for line in path.read_text().splitlines())
-    ranking = rank(setup_dir, list(range(n_swarms)), options.steps)
-    write_ranking(SetupDir(setup_dir).ranking, ranking)
-    if restraints is not None:
+        data = (final or {}).get(swarm) or read_gso_output(folder.gso(swarm, options.steps))
+        clusters = cluster_glowworms(setup, data)
+        atomic_write_text(folder.cluster(swarm), format_cluster_repr(clusters, data.scores))
+        sizes.extend(len(members) for members in clusters)
+        chosen[swarm] = (data, [members[0] for members in clusters])
+    ranking = rank_glowworms(chosen)
+    write_ranking(folder.ranking, ranking)
+    docked_with = setup_restraints(setup) if restraints is not None else None
+    if docked_with is not None:
         poses = np.array([r.pose for r in ranking]).reshape(-1, setup.layout.size)
-        kept = satisfaction(setup, poses, read_restraints(SetupDir(setup_dir).restraints))
+        kept = satisfaction(setup, poses, docked_with)
         filtered = [
             r for r, f in zip(ranking, kept, strict=True) if f >= FILTER_FRACTION and r.score > 0.0
         ]
-        write_ranking(setup_dir / "rank_filtered.list", filtered)
+        write_ranking(folder.root / "rank_filtered.list", filtered)
         if filtered:
             ranking = filtered
         else:

@@ -1,7 +1,10 @@
 """Glowworm Swarm Optimization over every swarm and glowworm as arrays.
 
-The state of a run is a handful of arrays of shape (swarms, glowworms, ...); :func:`step`
-advances all of them at once, rescoring only glowworms that moved. The semantics are
+The state of a run is a handful of arrays of shape (swarms, glowworms, ...); :func:`advance`
+moves all of them one step at once, rescoring only glowworms that moved. It is written once,
+against the array API (``array_api_compat``), and runs on NumPy arrays (:func:`step`, with the
+selection as numba loops) and on torch tensors resident on a device
+(:class:`sparkledock.gso_torch.DeviceSwarms`, with the dense selection). The semantics are
 LightDock 0.9.4's (DESIGN.md §2), operation for operation where it matters for exactness:
 
 1. Score every glowworm that moved in the previous step (all at step 1);
@@ -28,8 +31,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
+from array_api_compat import array_namespace
+from array_api_compat import device as array_device
 from numba import njit, prange
 
 from .pose import PoseLayout, rotate_lightdock
@@ -40,6 +46,10 @@ LINEAR_THRESHOLD = 0.9995
 QUATERNION_EQ_TOL = 1e-7
 #: ``np.allclose([0], [n])`` in LightDock: a step is taken only for norms above this.
 ZERO_NORM = 1e-8
+
+
+#: A NumPy array or a torch tensor: the step is written once for both (array API).
+Array = Any
 
 
 @dataclass(frozen=True)
@@ -60,15 +70,16 @@ class GSOParameters:
 
 @dataclass(frozen=True)
 class SwarmState:
-    """Every swarm's glowworms at one step: poses (S, G, D) and per-glowworm (S, G) arrays."""
+    """Every swarm's glowworms at one step: poses (S, G, D) and per-glowworm (S, G) arrays
+    (NumPy on the host, tensors on a torch device)."""
 
     step: int
-    poses: np.ndarray
-    luciferin: np.ndarray
-    vision_range: np.ndarray
-    neighbors: np.ndarray
-    scores: np.ndarray
-    moved: np.ndarray
+    poses: Array
+    luciferin: Array
+    vision_range: Array
+    neighbors: Array
+    scores: Array
+    moved: Array
 
 
 def initial_state(poses: np.ndarray, params: GSOParameters = GSOParameters()) -> SwarmState:
@@ -157,22 +168,62 @@ class CounterRandom:
         """Stateless: nothing to restore."""
 
 
-def reference_points(poses: np.ndarray, point: np.ndarray, layout: PoseLayout) -> np.ndarray:
+def _squared_norm(x: Array) -> Array:
+    """Squared length of each row of (..., k) vectors.
+
+    On NumPy arrays ``einsum``, whose summation order reproduces LightDock's
+    ``np.linalg.norm`` bit for bit (the exact-mode trajectories test it); other backends sum.
+    This is the one place the GSO step differs between backends.
+    """
+    if isinstance(x, np.ndarray):
+        return np.einsum("...i,...i->...", x, x)
+    xp = array_namespace(x)
+    return xp.sum(x * x, axis=-1)
+
+
+def reference_points(poses: Array, point: Array, layout: PoseLayout) -> Array:
     """The ligand reference point of every pose: rotated then translated, (..., 3)."""
+    xp = array_namespace(poses)
     rot = poses[..., layout.rotation]
-    moved = rotate_lightdock(rot, np.broadcast_to(point, (*poses.shape[:-1], 3)))
+    moved = rotate_lightdock(rot, xp.broadcast_to(point, (*poses.shape[:-1], 3)))
     return moved + poses[..., layout.translation]
 
 
-@njit(parallel=True, cache=True)
-def _select(
-    lum: np.ndarray, vision: np.ndarray, refs: np.ndarray, draws: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+def select(lum: Array, vision: Array, refs: Array, draws: Array) -> tuple[Array, Array]:
     """Chosen neighbour (own index when none) and neighbour count, for (S, G) glowworms.
 
-    Plain loops in LightDock's order: neighbours in list order, their luciferin differences
-    summed sequentially, the running probability compared with the draw.
+    The selection rule as dense arrays over (S, G, G), for any array namespace (the torch
+    engine runs this): neighbour mask, luciferin differences, and the running probability as
+    a cumulative sum in neighbour order, which adds the same terms in the same order as
+    LightDock's loop (non-neighbours add an exact zero). :func:`select_loops` is the same rule
+    as plain loops, the fast form on the CPU; a test holds them equal.
     """
+    xp = array_namespace(lum, vision, refs, draws)
+    n_glow = lum.shape[1]
+    li, lj = lum[:, :, None], lum[:, None, :]
+    d = refs[:, :, None, :] - refs[:, None, :, :]
+    d2 = d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1] + d[..., 2] * d[..., 2]
+    not_self = ~xp.eye(n_glow, dtype=xp.bool, device=array_device(lum))
+    nbr = not_self & (li < lj) & (d2 < (vision * vision)[:, :, None])
+    count = xp.sum(xp.astype(nbr, xp.int64), axis=-1)
+    diff = xp.where(nbr, lj - li, 0.0)
+    total = xp.cumulative_sum(diff, axis=-1)[..., -1:]
+    running = xp.cumulative_sum(diff / xp.where(total > 0, total, 1.0), axis=-1)
+    reached = nbr & (running >= draws[..., None])
+    first = xp.argmax(xp.astype(reached, xp.int8), axis=-1)
+    last = n_glow - 1 - xp.argmax(xp.astype(xp.flip(nbr, axis=-1), xp.int8), axis=-1)
+    own = xp.broadcast_to(xp.arange(n_glow, device=array_device(lum))[None, :], lum.shape)
+    pick = xp.where(xp.any(reached, axis=-1) & (draws > 0), first, last)
+    return xp.where(count > 0, pick, own), count
+
+
+@njit(parallel=True, cache=True)
+def select_loops(
+    lum: np.ndarray, vision: np.ndarray, refs: np.ndarray, draws: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`select` as plain loops in LightDock's order (neighbours in list order, their
+    luciferin differences summed sequentially, the running probability compared with the
+    draw): no (S, G, G) temporaries, parallel over swarms. NumPy arrays only."""
     n_swarms, n_glow = lum.shape
     chosen = np.empty((n_swarms, n_glow), dtype=np.int64)
     count = np.zeros((n_swarms, n_glow), dtype=np.int64)
@@ -208,48 +259,49 @@ def _select(
     return chosen, count
 
 
-def _step_towards(current: np.ndarray, target: np.ndarray, size: float) -> np.ndarray:
+def _step_towards(current: Array, target: Array, size: float) -> Array:
     """Move each row of ``current`` a fixed ``size`` toward ``target`` (no move if there)."""
+    xp = array_namespace(current, target)
     delta = target - current
-    norm = np.sqrt(np.einsum("...i,...i->...", delta, delta))
+    norm = xp.sqrt(_squared_norm(delta))
     move = norm > ZERO_NORM
-    with np.errstate(invalid="ignore", divide="ignore"):
-        scaled = delta * (size / norm)[..., None]
-    return np.where(move[..., None], current + scaled, current)
+    scaled = delta * (size / xp.where(move, norm, 1.0))[..., None]
+    return xp.where(move[..., None], current + scaled, current)
 
 
-def slerp_lightdock(q: np.ndarray, r: np.ndarray, t: float) -> np.ndarray:
+def slerp_lightdock(q: Array, r: Array, t: float) -> Array:
     """LightDock's quaternion SLERP from ``q`` toward ``r`` by fraction ``t`` (…, 4)."""
-    q = q / np.sqrt((q * q).sum(axis=-1, keepdims=True))
-    r = r / np.sqrt((r * r).sum(axis=-1, keepdims=True))
-    dot = (q * r).sum(axis=-1)
+    xp = array_namespace(q, r)
+    q = q / xp.sqrt(xp.sum(q * q, axis=-1, keepdims=True))
+    r = r / xp.sqrt(xp.sum(r * r, axis=-1, keepdims=True))
+    dot = xp.sum(q * r, axis=-1)
     flip = dot < 0
-    q = np.where(flip[..., None], -q, q)
-    dot = np.where(flip, -dot, dot)
+    q = xp.where(flip[..., None], -q, q)
+    dot = xp.where(flip, -dot, dot)
     linear = q + t * (r - q)  # LightDock does not normalise this branch's result
-    omega = np.arccos(np.clip(dot, -1.0, 1.0))
-    so = np.sin(omega)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        spherical = (np.sin((1.0 - t) * omega) / so)[..., None] * q + (np.sin(t * omega) / so)[
-            ..., None
-        ] * r
-    return np.where((dot > LINEAR_THRESHOLD)[..., None], linear, spherical)
+    omega = xp.acos(xp.clip(dot, -1.0, 1.0))
+    so = xp.sin(omega)
+    so = xp.where(so == 0, 1.0, so)  # (only where dot = 1: the linear branch is taken)
+    spherical = (xp.sin((1.0 - t) * omega) / so)[..., None] * q + (xp.sin(t * omega) / so)[
+        ..., None
+    ] * r
+    return xp.where((dot > LINEAR_THRESHOLD)[..., None], linear, spherical)
 
 
-def poses_equal(a: np.ndarray, b: np.ndarray, layout: PoseLayout) -> np.ndarray:
+def poses_equal(a: Array, b: Array, layout: PoseLayout) -> Array:
     """LightDock's pose equality: exact translation and extents, quaternions within 1e-7."""
+    xp = array_namespace(a, b)
     rot = layout.rotation
-    same_t = (a[..., layout.translation] == b[..., layout.translation]).all(axis=-1)
-    same_q = (np.abs(a[..., rot] - b[..., rot]) < QUATERNION_EQ_TOL).all(axis=-1)
-    same_e = (a[..., rot.stop :] == b[..., rot.stop :]).all(axis=-1)
+    same_t = xp.all(a[..., layout.translation] == b[..., layout.translation], axis=-1)
+    same_q = xp.all(xp.abs(a[..., rot] - b[..., rot]) < QUATERNION_EQ_TOL, axis=-1)
+    same_e = xp.all(a[..., rot.stop :] == b[..., rot.stop :], axis=-1)
     return same_t & same_q & same_e
 
 
-def _move(
-    poses: np.ndarray, targets: np.ndarray, layout: PoseLayout, params: GSOParameters
-) -> np.ndarray:
+def move(poses: Array, targets: Array, layout: PoseLayout, params: GSOParameters) -> Array:
     """New poses after moving toward ``targets`` (all glowworms that have a neighbour)."""
-    new = poses.copy()
+    xp = array_namespace(poses, targets)
+    new = xp.asarray(poses, copy=True)
     t = layout.translation
     new[..., t] = _step_towards(poses[..., t], targets[..., t], params.translation_step)
     new[..., layout.rotation] = slerp_lightdock(
@@ -261,52 +313,60 @@ def _move(
     return new
 
 
-def step(
+#: A selection rule: (luciferin, vision range, reference points, draws) -> (chosen, count).
+Selector = Callable[[Array, Array, Array, Array], tuple[Array, Array]]
+
+
+def advance(
     state: SwarmState,
-    score: Callable[[np.ndarray], np.ndarray],
-    rng: ExactRandom | CounterRandom,
-    reference_point: np.ndarray,
+    score: Callable[[Array], Array],
+    draws: Array,
+    reference_point: Array,
     layout: PoseLayout,
     params: GSOParameters = GSOParameters(),
-) -> SwarmState:
-    """Advance every swarm by one GSO step (see the module notes for the semantics).
+    choose: Selector = select,
+    count_discards: bool = True,
+) -> tuple[SwarmState, Array | None]:
+    """One GSO step of every swarm, on whatever array namespace ``state`` holds.
 
-    Args:
-        state: the current state.
-        score: scores a (N, D) pose array (only moved glowworms are passed).
-        rng: the random stream (one generator per swarm).
-        reference_point: the ligand's reference point (centred frame).
+    The step itself (see the module notes), written once for NumPy and torch. ``draws`` are
+    this step's (S, G) selection uniforms; ``score`` scores a (N, D) batch (only glowworms
+    that moved are passed); ``choose`` is the selection rule's implementation. Returns the new
+    state and, with ``count_discards``, the draws each swarm's exact stream must skip (S,)
+    (LightDock's two unused draws per glowworm whose new pose differs from its neighbour's).
     """
+    xp = array_namespace(state.poses)
     n_glow = state.poses.shape[1]
-    scores = state.scores.copy()
-    todo = state.moved if state.step > 0 else np.ones_like(state.moved)
-    if todo.any():
+    scores = xp.asarray(state.scores, copy=True)
+    todo = state.moved if state.step > 0 else xp.ones_like(state.moved)
+    if not isinstance(todo, np.ndarray) or todo.any():  # (no host sync on a device)
         scores[todo] = score(state.poses[todo])
     lum = (1.0 - params.rho) * state.luciferin + params.gamma * scores
 
     refs = reference_points(state.poses, reference_point, layout)
-    draws = rng.selection_draws(state.step + 1, n_glow)
-    chosen, count = _select(lum, state.vision_range, refs, draws)
+    chosen, count = choose(lum, state.vision_range, refs, draws)
 
-    own = np.arange(n_glow)[None, :]
+    own = xp.arange(n_glow, device=array_device(chosen))[None, :]
     has = chosen != own
-    targets = np.take_along_axis(state.poses, chosen[..., None], axis=1)
+    targets = xp.take_along_axis(state.poses, chosen[..., None], axis=1)
     stay = ~has | poses_equal(state.poses, targets, layout)
-    new = np.where(stay[..., None], state.poses, _move(state.poses, targets, layout, params))
+    new = xp.where(stay[..., None], state.poses, move(state.poses, targets, layout, params))
 
-    # two discarded draws per glowworm whose new pose differs from its neighbour's current one
-    # (a neighbour earlier in the list has moved already, a later one not yet)
-    neighbour_now = np.where(
-        (chosen < own)[..., None], np.take_along_axis(new, chosen[..., None], axis=1), targets
-    )
-    extra = has & ~poses_equal(new, neighbour_now, layout)
-    rng.discard(2 * extra.sum(axis=1))
+    discards = None
+    if count_discards:
+        # a neighbour earlier in the list has moved already, a later one not yet
+        neighbour_now = xp.where(
+            (chosen < own)[..., None], xp.take_along_axis(new, chosen[..., None], axis=1), targets
+        )
+        extra = has & ~poses_equal(new, neighbour_now, layout)
+        discards = 2 * xp.sum(xp.astype(extra, xp.int64), axis=1)
 
-    vision = np.minimum(
+    vision = xp.clip(
+        state.vision_range + params.beta * (params.max_neighbors - count),
+        0.0,
         params.max_vision_range,
-        np.maximum(0.0, state.vision_range + params.beta * (params.max_neighbors - count)),
     )
-    return replace(
+    new_state = replace(
         state,
         step=state.step + 1,
         poses=new,
@@ -316,3 +376,26 @@ def step(
         scores=scores,
         moved=has,
     )
+    return new_state, discards
+
+
+def step(
+    state: SwarmState,
+    score: Callable[[np.ndarray], np.ndarray],
+    rng: ExactRandom | CounterRandom,
+    reference_point: np.ndarray,
+    layout: PoseLayout,
+    params: GSOParameters = GSOParameters(),
+) -> SwarmState:
+    """Advance every swarm by one GSO step on the host (NumPy arrays, numba selection).
+
+    Args:
+        state: the current state.
+        score: scores a (N, D) pose array (only moved glowworms are passed).
+        rng: the random stream (one generator per swarm).
+        reference_point: the ligand's reference point (centred frame).
+    """
+    draws = rng.selection_draws(state.step + 1, state.poses.shape[1])
+    new, discards = advance(state, score, draws, reference_point, layout, params, select_loops)
+    rng.discard(discards)
+    return new

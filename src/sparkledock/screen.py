@@ -20,11 +20,12 @@ from typing import Any
 
 import numpy as np
 
+from .backend import Engine
 from .docking import DockOptions, analyse, check_options, prepare_dock_setup
+from .driver import RunOptions, run_setups
 from .errors import InputFileError, SparkledockError, SparkledockWarning
 from .fileutil import atomic_write_text, check_output_folder, folder_lock, read_text_input
 from .io.setupdir import SetupDir
-from .parallel import run_tasks
 
 REQUIRED = ("name", "receptor", "ligand")
 
@@ -131,7 +132,12 @@ def _screen(
         error.shared, error.echo = True, failed[0] != rank
         raise error
     setups = [out / p.name / "setup" for p in pairs]
-    histories = run_tasks(setups, options, comm)
+    run_options = RunOptions(
+        engine=options.engine or Engine(), threads=options.threads, quiet=options.quiet
+    )
+    results = run_setups(
+        setups, options.steps, run_options, scoring=options.scoring, seed=options.seed, comm=comm
+    )
     rows = []
     for i, pair in enumerate(pairs):  # analyses, shared out round-robin
         if i % size != rank:
@@ -139,7 +145,7 @@ def _screen(
         ranking = out / pair.name / "ranking.csv"
         if not ranking.is_file():
             quiet = replace(options, quiet=True)
-            analyse(out / pair.name, setups[i], pair.restraints, None, quiet, histories[i])
+            analyse(out / pair.name, setups[i], pair.restraints, None, quiet, results[i].history)
         rows.append(_summary_row(pair, out))
     if comm is not None:
         gathered = comm.gather(rows, root=0)

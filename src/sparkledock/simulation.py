@@ -21,7 +21,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +33,12 @@ from .backend import Engine
 from .errors import EngineError, InputFileError
 from .fileutil import atomic_write_bytes, atomic_write_text
 from .geometry import ellipsoid_centre
-from .io.lightdock import load_setup, read_poses, write_gso_output
+from .io.lightdock import GSOOutput, as_written, load_setup, read_poses, write_gso_output
 from .io.restraints import read_any_restraints
 from .io.setupdir import CHECKPOINT_FILE, SetupDir
 from .memory import USABLE_FRACTION, MemoryPlan, default_workspace, free_bytes, plan_groups
 from .pose import PoseLayout
 from .restraints import Restraints, restraints_from_config
-from .seeds import DEFAULT_SEED
 from .system import DockingSetup
 
 SAVE_EVERY = 10
@@ -79,11 +78,17 @@ class RunContext:
     centre: np.ndarray
 
 
-def load_run_context(setup_json: str | os.PathLike[str], scoring: str = "dfire") -> RunContext:
-    """Load a setup folder (or its ``setup.json``) and prepare its scoring once."""
-    setup_path = Path(setup_json)
-    root = setup_path if setup_path.is_dir() else setup_path.parent
-    setup = load_setup(root)
+def load_run_context(
+    setup_json: str | os.PathLike[str] | DockingSetup, scoring: str = "dfire"
+) -> RunContext:
+    """Load a setup folder (or its ``setup.json``; or take a loaded setup) and prepare its
+    scoring once."""
+    if isinstance(setup_json, DockingSetup):
+        setup, root = setup_json, Path(setup_json.path)
+    else:
+        setup_path = Path(setup_json)
+        root = setup_path if setup_path.is_dir() else setup_path.parent
+        setup = load_setup(root)
     prepared = prepare_scoring(setup, restraints=setup_restraints(setup), scoring=scoring)
     return RunContext(root, setup, prepared, ellipsoid_centre(setup.ligand.atoms.coords))
 
@@ -280,70 +285,118 @@ def _plan(
     return plan, scorer
 
 
-def run_simulation(
-    setup_json: str | os.PathLike[str],
-    steps: int,
-    *,
-    swarms: Sequence[int] | None = None,
-    scoring: str = "dfire",
-    seed: int = DEFAULT_SEED,
-    exact: bool = False,
-    threads: int | None = None,
-    quiet: bool = False,
-    history: list[tuple[int, float, float]] | None = None,
-    engine: Engine | None = None,
-    memory_limit: int | None = None,
-    report: dict[str, Any] | None = None,
-    context: RunContext | None = None,
-    checkpoint_name: str = CHECKPOINT,
-) -> Path:
-    """Run ``steps`` GSO steps on the swarms of a setup; returns the output folder.
+@dataclass
+class RunResult:
+    """What a run did, as values: the final state of each swarm it ran, its score history,
+    timings and, on torch, its memory plan and peak. A run over several tasks or MPI ranks
+    merges its tasks' results (:func:`merge_results`)."""
 
-    ``history``, when given, receives ``(step, best score, mean score)`` after every step.
+    root: Path
+    steps: int
+    #: per step: (step, best score, mean score) over every swarm that ran the step
+    history: list[tuple[int, float, float]]
+    #: the last step's glowworms of each swarm run here (empty unless asked for)
+    final: dict[int, GSOOutput]
+    #: measured seconds per swarm (a task's time shared among its swarms)
+    seconds: dict[int, float]
+    plan: MemoryPlan | None = None
+    peak_bytes: int | None = None
+    #: per group of swarms, its per-step log (merged into ``history``)
+    logs: list[_Log] = field(default_factory=list)
+    ranks: int = 1
+    tasks: int = 1
+    #: swarms skipped because an earlier run finished them
+    skipped: int = 0
+    wall_seconds: float = 0.0
+    #: per rank, seconds spent running tasks
+    busy_seconds: list[float] = field(default_factory=list)
 
-    Args:
-        setup_json: the setup's ``setup.json`` (or its folder).
-        steps: GSO steps (LightDock's default is 100).
-        swarms: swarm ids to run (default: all); only their starting files are needed.
-        exact: LightDock's random stream (reproduces its trajectories); otherwise the
-            counter-based stream, identical for any subset of swarms or thread count.
-        engine: where to run (default: numba on the CPU); with torch, the whole step runs on
-            the device and swarms go in groups that fit its memory (see :mod:`.memory`).
-        memory_limit: bytes the torch engine may use (default: 80 % of the free memory).
-        report: when given, receives the memory plan (``plan``) and, on CUDA, the measured
-            peak (``peak_bytes``).
-        context: the loaded setup and scoring (:func:`load_run_context`), for callers that run
-            many parts of one setup (MPI ranks, screens).
-        checkpoint_name: file name of the checkpoint in the setup folder.
+    @property
+    def imbalance(self) -> float:
+        """Busiest rank's time over the mean (1.0 is perfect)."""
+        busy = self.busy_seconds
+        mean = sum(busy) / len(busy) if busy else 0.0
+        return max(busy) / mean if mean > 0 else 1.0
 
-    Raises:
-        SparkledockError: bad setup, missing starting file, bad swarm id (one line each).
-    """
-    engine = engine or Engine()
-    if exact and engine.on_torch:
-        raise EngineError("exact mode runs on the numba backend only")
-    if context is None:
-        context = load_run_context(setup_json, scoring)
-    root, setup, prepared, centre = context.root, context.setup, context.prepared, context.centre
-    if steps < 1:
-        raise InputFileError(f"{root / 'setup.json'}: steps must be at least 1, got {steps}")
-    n_swarms = int(setup.config.get("swarms", 0))
+
+def merge_results(parts: Sequence[RunResult], **fields: Any) -> RunResult:
+    """One result for tasks of one setup (``fields`` override the merged values)."""
+    logs = [log for part in parts for log in part.logs]
+    peaks = [p.peak_bytes for p in parts if p.peak_bytes is not None]
+    merged = RunResult(
+        root=parts[0].root,
+        steps=parts[0].steps,
+        history=combine_logs(logs),
+        final={k: v for part in parts for k, v in part.final.items()},
+        seconds={k: v for part in parts for k, v in part.seconds.items()},
+        plan=parts[0].plan,
+        peak_bytes=max(peaks) if peaks else None,
+        logs=logs,
+        tasks=len(parts),
+    )
+    return replace(merged, **fields)
+
+
+def check_swarms(context: RunContext, swarms: Sequence[int] | None) -> tuple[int, ...]:
+    """The swarm ids to run (default: all), or a one-line error naming the setup."""
+    n_swarms = int(context.setup.config.get("swarms", 0))
     ids = tuple(range(n_swarms)) if swarms is None else tuple(int(s) for s in swarms)
     bad = [s for s in ids if not 0 <= s < n_swarms]
     if bad or not ids:
         which = bad[0] if bad else "(none)"
-        raise InputFileError(f"{root / 'setup.json'}: swarm {which} is not in 0..{n_swarms - 1}")
-    starts = {}
-    for swarm, path in starting_files(root, n_swarms, ids, exact).items():
-        poses = read_poses(path, setup.layout)
+        raise InputFileError(
+            f"{SetupDir(context.root).setup_json}: swarm {which} is not in 0..{n_swarms - 1}"
+        )
+    return ids
+
+
+def check_steps(context: RunContext, steps: int) -> None:
+    if steps < 1:
+        raise InputFileError(
+            f"{SetupDir(context.root).setup_json}: steps must be at least 1, got {steps}"
+        )
+
+
+def read_starts(context: RunContext, ids: Sequence[int], exact: bool) -> dict[int, np.ndarray]:
+    """Each swarm's starting poses; every swarm must have as many glowworms as the first."""
+    n_swarms = int(context.setup.config.get("swarms", 0))
+    starts: dict[int, np.ndarray] = {}
+    for swarm, path in starting_files(context.root, n_swarms, ids, exact).items():
+        poses = read_poses(path, context.setup.layout)
         if starts and len(poses) != len(next(iter(starts.values()))):
             raise InputFileError(
                 f"{path}: {len(poses)} glowworms, "
                 f"other swarms have {len(next(iter(starts.values())))}"
             )
         starts[swarm] = poses
+    return starts
+
+
+def run_swarms(
+    context: RunContext,
+    spec: RunSpec,
+    *,
+    engine: Engine,
+    threads: int | None = None,
+    quiet: bool = False,
+    memory_limit: int | None = None,
+    checkpoint_name: str = CHECKPOINT,
+    keep_final: bool = False,
+) -> RunResult:
+    """Run ``spec.steps`` GSO steps on the swarms ``spec.swarms`` of a loaded setup, in
+    groups (one group on numba; as many as the device memory needs on torch), writing gso
+    files and a checkpoint as it goes and resuming from a checkpoint of the same run.
+
+    This is one task of a run; :func:`sparkledock.driver.run_simulation` is the entry point,
+    serial or over MPI ranks.
+    """
+    if spec.exact and engine.on_torch:
+        raise EngineError("exact mode runs on the numba backend only")
+    root, setup, prepared, centre = context.root, context.setup, context.prepared, context.centre
+    check_steps(context, spec.steps)
+    ids = spec.swarms
+    starts = read_starts(context, ids, spec.exact)
     n_glow = len(starts[ids[0]])
-    spec = RunSpec(steps, ids, scoring, int(seed), bool(exact))
     checkpoint = root / checkpoint_name
     resumed = _load_checkpoint(checkpoint, spec)
     done = list(resumed.done) if resumed else []
@@ -351,8 +404,6 @@ def run_simulation(
     plan, scorer = _plan(engine, prepared, len(todo), n_glow, memory_limit)
     size = plan.swarms_per_group if plan else max(1, len(todo))
     groups = [tuple(todo[i : i + size]) for i in range(0, len(todo), size)]
-    if report is not None:
-        report["plan"] = plan
     if plan is not None and not quiet:
         print(f"sparkledock run: {plan.describe()}", file=sys.stderr)
     if engine.device.startswith("cuda"):
@@ -363,14 +414,19 @@ def run_simulation(
     def score(poses: np.ndarray) -> np.ndarray:
         return prepared.score(poses, threads=threads, engine=engine)
 
-    progress = _Progress(steps * len(todo), quiet)
+    progress = _Progress(spec.steps * len(todo), quiet)
     per_group: list[_Log] = []
     in_flight: _Log = []
     if resumed is not None:
         per_group, in_flight = resumed.finished_logs, resumed.in_flight_log
+    final: dict[int, GSOOutput] = {}
+    seconds: dict[int, float] = {}
     for group in groups:
+        t0 = time.perf_counter()
         rng = (
-            gso.ExactRandom(seed, len(group)) if exact else gso.CounterRandom(seed, np.array(group))
+            gso.ExactRandom(spec.seed, len(group))
+            if spec.exact
+            else gso.CounterRandom(spec.seed, np.array(group))
         )
         log: _Log = []
         if resumed is not None and resumed.group == group and resumed.state is not None:
@@ -381,33 +437,46 @@ def run_simulation(
             state = gso.initial_state(np.stack([starts[s] for s in group]))
             _clear_swarm_outputs(root, group)
             _save_outputs(root, group, state)
+        run = _GroupRun(checkpoint, spec, done, group, rng, log, progress, per_group)
         if engine.on_torch:
-            run = _GroupRun(checkpoint, spec, done, group, rng, log, progress, per_group)
-            _run_group_torch(run, state, scorer, centre, setup.layout)
+            state = _run_group_torch(run, state, scorer, centre, setup.layout)
         else:
-            while state.step < steps:
-                state = gso.step(state, score, rng, centre, setup.layout)
-                scores = state.scores
-                log.append((state.step, float(scores.max()), float(scores.mean()), len(group)))
-                if state.step % SAVE_EVERY == 0 or state.step == steps:
-                    _save_outputs(root, group, state)
-                    _save_checkpoint(
-                        checkpoint, spec, done, group, state, rng.state(), [*per_group, log]
-                    )
-                progress.advance(len(group))
+            state = _run_group_host(run, state, score, centre, setup.layout)
         done.extend(group)
-        for swarm in group:
+        for row, swarm in enumerate(group):
             atomic_write_text(SetupDir(root).done_marker(swarm), spec.done_key() + "\n")
+            seconds[swarm] = (time.perf_counter() - t0) / len(group)
+            if keep_final:
+                final[swarm] = _swarm_output(state, row)
         per_group.append(log)
         _save_checkpoint(checkpoint, spec, done, (), None, None, per_group)
-    if history is not None:
-        history.extend(combine_logs(per_group))
-    if report is not None and engine.device.startswith("cuda"):
+    peak = None
+    if engine.device.startswith("cuda"):
         import torch
 
-        report["peak_bytes"] = int(torch.cuda.max_memory_allocated(torch.device(engine.device)))
+        peak = int(torch.cuda.max_memory_allocated(torch.device(engine.device)))
     checkpoint.unlink(missing_ok=True)
-    return root
+    return RunResult(
+        root=root,
+        steps=spec.steps,
+        history=combine_logs(per_group),
+        final=final,
+        seconds=seconds,
+        plan=plan,
+        peak_bytes=peak,
+        logs=per_group,
+    )
+
+
+def _swarm_output(state: gso.SwarmState, row: int) -> GSOOutput:
+    """One swarm's glowworms of a host state, as its gso file records them."""
+    return as_written(
+        state.poses[row],
+        state.luciferin[row],
+        state.neighbors[row],
+        state.vision_range[row],
+        state.scores[row],
+    )
 
 
 @dataclass
@@ -423,43 +492,61 @@ class _GroupRun:
     progress: _Progress
     finished_logs: list[_Log]
 
+    def save(self, state: gso.SwarmState) -> None:
+        """Write the group's gso files for this step and the checkpoint."""
+        _save_outputs(self.checkpoint.parent, self.group, state)
+        _save_checkpoint(
+            self.checkpoint,
+            self.spec,
+            self.done,
+            self.group,
+            state,
+            self.rng.state(),
+            [*self.finished_logs, self.log],
+        )
+
+
+def _run_group_host(
+    run: _GroupRun, state: gso.SwarmState, score: Any, centre: np.ndarray, layout: PoseLayout
+) -> gso.SwarmState:
+    """One group's steps on the host; returns the last step's state."""
+    steps, group = run.spec.steps, run.group
+    while state.step < steps:
+        state = gso.step(state, score, run.rng, centre, layout)
+        scores = state.scores
+        run.log.append((state.step, float(scores.max()), float(scores.mean()), len(group)))
+        if state.step % SAVE_EVERY == 0 or state.step == steps:
+            run.save(state)
+        run.progress.advance(len(group))
+    return state
+
 
 def _run_group_torch(
     run: _GroupRun, state: gso.SwarmState, scorer: Any, centre: np.ndarray, layout: PoseLayout
-) -> None:
+) -> gso.SwarmState:
     """One group's steps on the device: draws sent once per checkpoint interval, state
-    fetched once per checkpoint."""
+    fetched once per checkpoint; returns the last step's state (on the host)."""
     import torch
 
     from .gso_torch import DeviceSwarms
 
-    checkpoint, spec, done, group, rng, log = (
-        run.checkpoint,
-        run.spec,
-        run.done,
-        run.group,
-        run.rng,
-        run.log,
-    )
-    root = checkpoint.parent
+    steps, group = run.spec.steps, run.group
     swarms = DeviceSwarms(state, scorer, centre, layout)
     n_glow = state.poses.shape[1]
-    device = swarms.poses.device
-    while swarms.step_no < spec.steps:
+    host = state
+    while swarms.step_no < steps:
         first = swarms.step_no
-        stop = min(spec.steps, (first // SAVE_EVERY + 1) * SAVE_EVERY)
-        draws = np.stack([rng.selection_draws(t + 1, n_glow) for t in range(first, stop)])
-        draws_dev = torch.as_tensor(draws, device=device)
+        stop = min(steps, (first // SAVE_EVERY + 1) * SAVE_EVERY)
+        draws = np.stack([run.rng.selection_draws(t + 1, n_glow) for t in range(first, stop)])
+        draws_dev = torch.as_tensor(draws, device=swarms.device)
         for i in range(stop - first):
             swarms.step(draws_dev[i])
         host = swarms.to_host()
         for i, (best, mean) in enumerate(swarms.take_history()):
-            log.append((first + i + 1, best, mean, len(group)))
-        _save_outputs(root, group, host)
-        _save_checkpoint(
-            checkpoint, spec, done, group, host, rng.state(), [*run.finished_logs, log]
-        )
+            run.log.append((first + i + 1, best, mean, len(group)))
+        run.save(host)
         run.progress.advance(len(group) * (stop - first))
+    return host
 
 
 def combine_logs(

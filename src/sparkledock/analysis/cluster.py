@@ -43,10 +43,11 @@ def backbone_mask(setup: DockingSetup) -> np.ndarray:
 
 def cluster_swarm(setup: DockingSetup, gso_file: str | os.PathLike[str]) -> list[list[int]]:
     """BSAS clusters of the glowworms of one ``gso_<step>.out``."""
-    return _cluster(setup, read_gso_output(gso_file))
+    return cluster_glowworms(setup, read_gso_output(gso_file))
 
 
-def _cluster(setup: DockingSetup, data: GSOOutput) -> list[list[int]]:
+def cluster_glowworms(setup: DockingSetup, data: GSOOutput) -> list[list[int]]:
+    """BSAS clusters of one swarm's glowworms (representative first)."""
     # as the PDB models LightDock clusters hold them: receptor frame, 3 decimals
     coords = complex_coordinates(setup, data.poses)[:, backbone_mask(setup)]
     coords = np.round(coords + setup.receptor_centre, 3)
@@ -66,5 +67,5 @@ def write_cluster_repr(setup: DockingSetup, gso_file: str | os.PathLike[str]) ->
     gso_file = Path(gso_file)
     data = read_gso_output(gso_file)
     target = gso_file.parent / CLUSTER_FILE
-    atomic_write_text(target, format_cluster_repr(_cluster(setup, data), data.scores))
+    atomic_write_text(target, format_cluster_repr(cluster_glowworms(setup, data), data.scores))
     return target

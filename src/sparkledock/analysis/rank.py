@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputFileError
 from ..fileutil import atomic_write_text
-from ..io.lightdock import read_gso_output, split_pose_line
+from ..io.lightdock import GSOOutput, read_gso_output, split_pose_line
 from ..io.setupdir import SetupDir, model_name
 
 RANKING_HEADER = (
@@ -67,15 +68,22 @@ def rank(
     glowworms (LightDock's ``lgd_rank.py``); ``gso_name`` reads another file than
     ``gso_<step>.out`` in each swarm folder.
     """
-    root = Path(root)
-    solutions = []
+    folder = SetupDir(root)
+    chosen = {}
     for swarm in swarms:
-        folder = SetupDir(root)
         gso = folder.swarm(swarm) / gso_name if gso_name else folder.gso(swarm, step)
         data = read_gso_output(gso)
         clusters = folder.cluster(swarm)
         clustered = use_clusters and (require_clusters or clusters.is_file())
-        ids = read_cluster_repr(clusters) if clustered else range(len(data.scores))
+        chosen[swarm] = (data, read_cluster_repr(clusters) if clustered else None)
+    return rank_glowworms(chosen)
+
+
+def rank_glowworms(chosen: dict[int, tuple[GSOOutput, Sequence[int] | None]]) -> list[Ranked]:
+    """Rank swarms' glowworms, best score first: per swarm, its final glowworms and the ids
+    to rank (its cluster representatives; all glowworms for None)."""
+    solutions = []
+    for swarm, (data, ids) in chosen.items():
         solutions.extend(
             Ranked(
                 swarm,
@@ -86,7 +94,7 @@ def rank(
                 float(data.vision_range[g]),
                 float(data.scores[g]),
             )
-            for g in ids
+            for g in (range(len(data.scores)) if ids is None else ids)
         )
     return sorted(solutions, key=lambda r: -r.score)
 

@@ -212,6 +212,26 @@ class GSOOutput:
     scores: np.ndarray
 
 
+def _rounded(values: np.ndarray, decimals: int) -> np.ndarray:
+    """Values as ``f"{v:.{decimals}f}"`` prints them and ``float`` reads them back."""
+    flat = [float(f"{v:.{decimals}f}") for v in np.asarray(values, dtype=float).ravel()]
+    return np.array(flat, dtype=np.float64).reshape(np.shape(values))
+
+
+def as_written(poses, luciferin, neighbors, vision_range, scores) -> GSOOutput:
+    """One swarm's glowworms at the precision a ``gso_<step>.out`` keeps them, equal to what
+    :func:`read_gso_output` returns for the file :func:`write_gso_output` writes (without
+    the round trip through text): LightDock analyses from the files, so rankings and models
+    come from these values whether a run hands them over or a resumed one reads them."""
+    return GSOOutput(
+        _rounded(poses, 7),
+        _rounded(luciferin, 8),
+        np.asarray(neighbors, dtype=np.int64).copy(),
+        _rounded(vision_range, 3),
+        _rounded(scores, 8),
+    )
+
+
 def split_pose_line(line: str) -> tuple[list[str], list[float], list[str]]:
     """Split a LightDock result line ``HEAD (x, y, ...) TAIL`` into head fields, the pose and
     tail fields (the layout of ``gso_<step>.out`` and ranking files).
