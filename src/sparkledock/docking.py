@@ -271,6 +271,7 @@ def prepare_dock_setup(receptor, ligand, out: Path, restraints, options: DockOpt
                 now=True,
                 seed=options.seed,
                 map_modified=options.map_modified,
+                scoring=options.scoring,
             ),
             progress=None
             if options.quiet
@@ -354,5 +355,7 @@ def analyse(
         writer.writeheader()
         writer.writerows(rows)
     atomic_write_text(out / "ranking.csv", buffer.getvalue())
-    write_report(out, history, sizes or [0], rows[: len(names)], reference is not None)
+    write_report(
+        out, history, sizes or [0], rows[: len(names)], reference is not None, options.scoring
+    )
     return out

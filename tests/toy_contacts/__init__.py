@@ -98,6 +98,9 @@ class Contacts:
     cutoff = CUTOFF_A
     backends: ClassVar[dict[str, str]] = {"numba": "here", "torch": "here"}
 
+    def typed_atoms(self, partner: Partner, *, source="structure", skip_unknown=False):
+        return np.ones(len(partner.atoms), dtype=bool)  # every atom counts
+
     def prepare(self, receptor: Partner, ligand: Partner, restraints=None, **options: Any):
         return ContactModel(receptor, ligand, PoseLayout(receptor.n_modes, ligand.n_modes))
 

@@ -16,9 +16,13 @@ def _png(figure) -> str:
     return base64.b64encode(buffer.getvalue()).decode()
 
 
-def write_report(out: Path, history, cluster_sizes, rows, reference: bool) -> None:
+def write_report(
+    out: Path, history, cluster_sizes, rows, reference: bool, scoring: str = "dfire"
+) -> None:
     """``out/report.html``, self-contained: the top models' table, the score per GSO step
-    (best and mean), cluster populations and, with a reference, score against DockQ."""
+    (best and mean), cluster populations and, with a reference, score against DockQ
+    (``scoring`` names the scoring function on the axes)."""
+    label = f"{scoring.upper() if scoring.lower() in ('dfire', 'fastdfire') else scoring} score"
     import matplotlib
 
     matplotlib.use("Agg")
@@ -30,7 +34,7 @@ def write_report(out: Path, history, cluster_sizes, rows, reference: bool) -> No
     ax.plot(steps, [h[1] for h in history], label="best")
     ax.plot(steps, [h[2] for h in history], label="mean")
     ax.set_xlabel("GSO step")
-    ax.set_ylabel("DFIRE score")
+    ax.set_ylabel(label)
     ax.legend()
     images.append(("Score per step", _png(fig)))
     plt.close(fig)
@@ -43,7 +47,7 @@ def write_report(out: Path, history, cluster_sizes, rows, reference: bool) -> No
     if reference:
         fig, ax = plt.subplots(figsize=(6, 3.5))
         ax.scatter([r["score"] for r in rows], [r["DockQ"] for r in rows])
-        ax.set_xlabel("DFIRE score")
+        ax.set_xlabel(label)
         ax.set_ylabel("DockQ")
         images.append(("Score against DockQ (top models)", _png(fig)))
         plt.close(fig)

@@ -40,6 +40,14 @@ class ScoringFunction(Protocol):
     #: interaction cutoff (Å): pairs farther apart add nothing
     cutoff: float
 
+    def typed_atoms(
+        self, partner: Partner, *, source: str = ..., skip_unknown: bool = False
+    ) -> np.ndarray:
+        """Mask of the atoms this function can score (setup keeps only these); an atom it
+        cannot type is a one-line error naming ``source`` and the residue, unless
+        ``skip_unknown`` (then dropped with a warning)."""
+        ...
+
     def prepare(
         self,
         receptor: Partner,

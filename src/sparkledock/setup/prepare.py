@@ -31,7 +31,7 @@ from ..io.setupdir import (
 )
 from ..pose import PoseLayout
 from ..restraints import Restraints, restraint_lists
-from ..scoring.dfire import atom_types
+from ..scoring import get_scoring
 from ..seeds import DEFAULT_SEED
 from ..structure import (
     MMCIF_SUFFIXES,
@@ -70,6 +70,8 @@ class SetupOptions:
     skip_unknown: bool = False
     #: read common modified residues (MSE, SEP, ...) as their parent amino acids
     map_modified: bool = True
+    #: the scoring function the setup is for: only atoms it can type are kept
+    scoring: str = "dfire"
 
 
 def _npy_bytes(array: np.ndarray) -> bytes:
@@ -160,7 +162,9 @@ def _load(raw: Atoms, path: Path, options: SetupOptions) -> Atoms:
             f"{path}: nothing left to dock after cleaning ({len(raw)} atoms, all hetero "
             "groups, waters or hydrogens)"
         )
-    _, keep = atom_types(Partner.rigid(atoms), source=str(path), skip_unknown=options.skip_unknown)
+    keep = get_scoring(options.scoring).typed_atoms(
+        Partner.rigid(atoms), source=str(path), skip_unknown=options.skip_unknown
+    )
     return atoms.select(keep)
 
 

@@ -351,6 +351,12 @@ class DFIRE:
         torch_kernel = import_module(f"{__package__}.{self.backends['torch']}")
         return torch_kernel.device_model(model, engine, workspace_bytes)
 
+    def typed_atoms(
+        self, partner: Partner, *, source: str = "structure", skip_unknown: bool = False
+    ) -> np.ndarray:
+        """Atoms with a DFIRE type (see :func:`atom_types`)."""
+        return atom_types(partner, source=source, skip_unknown=skip_unknown)[1]
+
     def kernel(self, backend: str) -> Callable[..., np.ndarray]:
         """This function's kernel for ``backend`` (imported on first use).
 
