@@ -63,6 +63,17 @@ def add_engine_options(p: argparse.ArgumentParser, backends: Sequence[str] = BAC
     )
 
 
+def add_scoring_mode_option(p: argparse.ArgumentParser) -> None:
+    """--scoring-mode (run, dock, screen)."""
+    p.add_argument(
+        "--scoring-mode",
+        default="exact",
+        choices=("exact", "fast"),
+        help="exact: every score exact (default); fast: the search scores with DFIRE's field "
+        "on a grid (numba), the final glowworms are re-scored exactly",
+    )
+
+
 def add_protocol_options(p: argparse.ArgumentParser, top_help: str) -> None:
     """The docking protocol's options that ``dock`` and ``screen`` share (read by
     :func:`dock_options`), plus threads, quiet and the engine."""
@@ -78,6 +89,7 @@ def add_protocol_options(p: argparse.ArgumentParser, top_help: str) -> None:
         choices=sorted(SCORING_FUNCTIONS),
         help="scoring function of the search (default: dfire)",
     )
+    add_scoring_mode_option(p)
     add_engine_options(p)
 
 
@@ -196,6 +208,7 @@ def _run(args: argparse.Namespace, engine: Engine, comm) -> int:
         scoring=args.scoring,
         seed=args.seed,
         exact=args.exact,
+        scoring_mode=args.scoring_mode,
         threads=args.threads,
         quiet=args.quiet,
         engine=engine,
@@ -307,6 +320,7 @@ def dock_options(args: argparse.Namespace, **fixed: int) -> DockOptions:
     chosen = {k: getattr(args, k) for k in ("steps", "glowworms", "swarms", "top")}
     chosen["map_modified"] = not getattr(args, "no_map_modified", False)
     chosen["scoring"] = args.scoring
+    chosen["scoring_mode"] = args.scoring_mode
     chosen.update(fixed)
     return DockOptions(**chosen, threads=args.threads, quiet=args.quiet, engine=engine_of(args))
 
@@ -500,6 +514,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("steps", type=at_least(1), help="GSO steps")
     p.add_argument("--swarms", type=at_least(0), nargs="+", help="swarm ids (default: all)")
     p.add_argument("--scoring", default="dfire", choices=sorted(SCORING_FUNCTIONS))
+    add_scoring_mode_option(p)
     p.add_argument(
         "--seed", type=int, default=DEFAULT_SEED, help=f"GSO seed (default: {DEFAULT_SEED})"
     )

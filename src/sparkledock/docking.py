@@ -54,6 +54,8 @@ class DockOptions:
     map_modified: bool = True
     #: the scoring function of the search (a name in :data:`sparkledock.scoring.SCORING_FUNCTIONS`)
     scoring: str = "dfire"
+    #: ``exact`` or ``fast`` (the search on the fast path, final glowworms re-scored exactly)
+    scoring_mode: str = "exact"
 
 
 #: What ``dock`` records in its output folder: the run's key, its stage and score history.
@@ -100,6 +102,7 @@ def dock_key(receptor, ligand, restraints, options: DockOptions) -> str:
         "seed": options.seed,
         "map_modified": options.map_modified,
         "scoring": options.scoring,
+        **({"scoring_mode": options.scoring_mode} if options.scoring_mode != "exact" else {}),
         "engine": None if engine is None else [engine.backend, engine.precision],
     }
     digest.update(json.dumps(protocol, sort_keys=True).encode())
@@ -114,8 +117,13 @@ def _read_record(out: Path) -> dict:
         return {}
 
 
-def _write_record(out: Path, key: str, stage: str, history=None) -> dict:
-    record = {"key": key, "stage": stage, "history": [list(h) for h in history or []]}
+def _write_record(out: Path, key: str, stage: str, history=None, mode: str = "exact") -> dict:
+    record = {
+        "key": key,
+        "stage": stage,
+        "scoring_mode": mode,
+        "history": [list(h) for h in history or []],
+    }
     atomic_write_text(out / DOCK_RECORD, json.dumps(record) + "\n")
     return record
 
@@ -230,6 +238,7 @@ def dock(
                 options.steps,
                 scoring=options.scoring,
                 seed=options.seed,
+                scoring_mode=options.scoring_mode,
                 threads=options.threads,
                 quiet=options.quiet,
                 engine=options.engine,
@@ -241,9 +250,9 @@ def dock(
             history, final = result.history, result.final
         if not lead:
             return None
-        _write_record(out, key, "run", history)
+        _write_record(out, key, "run", history, options.scoring_mode)
         analyse(out, setup, restraints, reference, options, history, final)
-        _write_record(out, key, "done", history)
+        _write_record(out, key, "done", history, options.scoring_mode)
         return out
 
 

@@ -86,6 +86,7 @@ def run_simulation(
     scoring: str = "dfire",
     seed: int = DEFAULT_SEED,
     exact: bool = False,
+    scoring_mode: str = "exact",
     threads: int | None = None,
     quiet: bool = False,
     engine: Engine | None = None,
@@ -106,6 +107,10 @@ def run_simulation(
         swarms: swarm ids to run (default: all); only their starting files are needed.
         exact: LightDock's random stream (reproduces its trajectories); otherwise the
             counter-based stream, identical for any subset of swarms, thread or rank count.
+        scoring_mode: ``exact``, or ``fast``: the search scores with the scoring function's
+            fast path (DFIRE: a field on a grid) and the final glowworms are re-scored
+            exactly, so the last gso files, rankings and models carry exact scores (earlier
+            snapshots and the history carry fast scores).
         engine: where to run (default: numba on the CPU); with torch, the whole step runs on
             the device and swarms go in groups that fit its memory (see :mod:`.memory`).
         memory_limit: bytes the torch engine may use (default: 80 % of the free memory).
@@ -128,10 +133,12 @@ def run_simulation(
     parallel = comm is not None and comm.Get_size() > 1
 
     def jobs() -> list[Job]:
-        context = load_run_context(setup, scoring)
+        context = load_run_context(
+            setup, scoring, scoring_mode, field_budget=memory_limit, quiet=quiet
+        )
         ids = check_swarms(context, swarms)
         check_steps(context, steps)
-        spec = RunSpec(steps, ids, scoring, int(seed), bool(exact))
+        spec = RunSpec(steps, ids, scoring, int(seed), bool(exact), scoring_mode)
         return [Job(context.root, spec, skip_finished=parallel, context=context)]
 
     results = execute(jobs, options, comm, to_all=False)
@@ -139,7 +146,14 @@ def run_simulation(
 
 
 def run_setups(
-    roots: Sequence[Path], steps: int, options: RunOptions, *, scoring: str, seed: int, comm=None
+    roots: Sequence[Path],
+    steps: int,
+    options: RunOptions,
+    *,
+    scoring: str,
+    seed: int,
+    scoring_mode: str = "exact",
+    comm=None,
 ) -> list[RunResult]:
     """Every unfinished swarm of several setups (a screen), fast mode; every rank gets every
     setup's result (without final states). Under MPI all swarms of all setups form one
@@ -147,7 +161,11 @@ def run_setups(
 
     def jobs() -> list[Job]:
         return [
-            Job(Path(root), RunSpec(steps, (), scoring, int(seed), False), skip_finished=True)
+            Job(
+                Path(root),
+                RunSpec(steps, (), scoring, int(seed), False, scoring_mode),
+                skip_finished=True,
+            )
             for root in roots
         ]
 
@@ -185,7 +203,7 @@ def execute(
         index, ids = tasks[number]
         job = jobs[index]
         if index not in contexts:
-            contexts[index] = load_run_context(job.root, job.spec.scoring)
+            contexts[index] = load_run_context(job.root, job.spec.scoring, job.spec.scoring_mode)
         t0 = time.perf_counter()
         result = run_swarms(
             contexts[index],

@@ -136,7 +136,13 @@ def _screen(
         engine=options.engine or Engine(), threads=options.threads, quiet=options.quiet
     )
     results = run_setups(
-        setups, options.steps, run_options, scoring=options.scoring, seed=options.seed, comm=comm
+        setups,
+        options.steps,
+        run_options,
+        scoring=options.scoring,
+        seed=options.seed,
+        scoring_mode=options.scoring_mode,
+        comm=comm,
     )
     rows = []
     for i, pair in enumerate(pairs):  # analyses, shared out round-robin

@@ -20,6 +20,7 @@ import json
 import os
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -30,10 +31,17 @@ import numpy as np
 from . import gso
 from .api import PreparedScoring, prepare_scoring
 from .backend import Engine
-from .errors import EngineError, InputFileError
+from .errors import EngineError, InputFileError, SparkledockWarning
 from .fileutil import atomic_write_bytes, atomic_write_text
 from .geometry import ellipsoid_centre
-from .io.lightdock import GSOOutput, as_written, load_setup, read_poses, write_gso_output
+from .io.lightdock import (
+    GSOOutput,
+    as_written,
+    load_setup,
+    poses_as_written,
+    read_poses,
+    write_gso_output,
+)
 from .io.restraints import read_any_restraints
 from .io.setupdir import CHECKPOINT_FILE, SetupDir
 from .memory import USABLE_FRACTION, MemoryPlan, default_workspace, free_bytes, plan_groups
@@ -56,33 +64,53 @@ class RunSpec:
     scoring: str
     seed: int
     exact: bool
+    #: ``exact`` (every score exact) or ``fast`` (the search scores with the scoring
+    #: function's fast path; the final glowworms are re-scored exactly)
+    scoring_mode: str = "exact"
+
+    def _settings(self) -> dict[str, Any]:
+        settings = dict(self.__dict__)
+        if self.scoring_mode == "exact":  # (keys of runs before fast mode existed)
+            del settings["scoring_mode"]
+        return settings
 
     def key(self) -> str:
-        return json.dumps(self.__dict__, sort_keys=True)
+        return json.dumps(self._settings(), sort_keys=True)
 
     def done_key(self) -> str:
         """What a finished swarm records: the run's settings without the swarm list."""
-        return json.dumps(
-            {"steps": self.steps, "scoring": self.scoring, "seed": self.seed, "exact": self.exact},
-            sort_keys=True,
-        )
+        settings = self._settings()
+        del settings["swarms"]
+        return json.dumps(settings, sort_keys=True)
+
+
+SCORING_MODES = ("exact", "fast")
 
 
 @dataclass(frozen=True)
 class RunContext:
-    """A setup loaded for running: files, prepared scoring, the ligand's reference point."""
+    """A setup loaded for running: files, prepared scoring, the ligand's reference point and,
+    in fast mode, the fast scorer (None in exact mode, or where it fell back to exact)."""
 
     root: Path
     setup: DockingSetup
     prepared: PreparedScoring
     centre: np.ndarray
+    fast: Any = None
 
 
 def load_run_context(
-    setup_json: str | os.PathLike[str] | DockingSetup, scoring: str = "dfire"
+    setup_json: str | os.PathLike[str] | DockingSetup,
+    scoring: str = "dfire",
+    scoring_mode: str = "exact",
+    *,
+    field_budget: int | None = None,
+    quiet: bool = True,
 ) -> RunContext:
     """Load a setup folder (or its ``setup.json``; or take a loaded setup) and prepare its
-    scoring once."""
+    scoring once; in fast mode also the fast scorer, over where every swarm of the setup can
+    reach (a field over ``field_budget`` bytes, default 2 GiB, falls back to exact scoring
+    with a warning)."""
     if isinstance(setup_json, DockingSetup):
         setup, root = setup_json, Path(setup_json.path)
     else:
@@ -90,7 +118,41 @@ def load_run_context(
         root = setup_path if setup_path.is_dir() else setup_path.parent
         setup = load_setup(root)
     prepared = prepare_scoring(setup, restraints=setup_restraints(setup), scoring=scoring)
-    return RunContext(root, setup, prepared, ellipsoid_centre(setup.ligand.atoms.coords))
+    centre = ellipsoid_centre(setup.ligand.atoms.coords)
+    if scoring_mode not in SCORING_MODES:
+        raise EngineError(f"unknown scoring mode {scoring_mode!r} (exact or fast)")
+    fast = None
+    if scoring_mode == "fast":
+        fast = _fast_scorer(root, setup, prepared, field_budget, quiet)
+    return RunContext(root, setup, prepared, centre, fast)
+
+
+def _fast_scorer(root: Path, setup: DockingSetup, prepared, budget: int | None, quiet: bool):
+    """The scoring function's fast scorer over the reach of every swarm's starting poses."""
+    from .scoring.dfire.grid import DEFAULT_FIELD_BUDGET, FieldTooLargeError
+
+    builder = getattr(prepared.function, "fast_scorer", None)
+    if builder is None:
+        raise EngineError(f"scoring {prepared.function.name!r} has no fast mode")
+    folder = SetupDir(root)
+    files = sorted(folder.init.glob("initial_positions_*.dat"))
+    starts = np.concatenate([read_poses(f, setup.layout) for f in files]) if files else None
+    t0 = time.perf_counter()
+    try:
+        scorer = builder(
+            prepared.model, starts, budget if budget is not None else DEFAULT_FIELD_BUDGET
+        )
+    except FieldTooLargeError as exc:
+        warnings.warn(
+            f"{folder.setup_json}: {exc}; scoring exactly instead", SparkledockWarning, stacklevel=3
+        )
+        return None
+    if not quiet:
+        print(
+            f"sparkledock run: {scorer.describe()}, built in {time.perf_counter() - t0:.1f} s",
+            file=sys.stderr,
+        )
+    return scorer
 
 
 def setup_restraints(setup: DockingSetup) -> Restraints | None:
@@ -392,6 +454,13 @@ def run_swarms(
     """
     if spec.exact and engine.on_torch:
         raise EngineError("exact mode runs on the numba backend only")
+    if spec.exact and spec.scoring_mode == "fast":
+        raise EngineError("--exact reproduces LightDock's trajectories: it scores exactly")
+    if spec.scoring_mode == "fast" and engine.on_torch:
+        raise EngineError(
+            "fast scoring runs on the numba backend for now (use --backend numba, or "
+            "--scoring-mode exact on torch)"
+        )
     root, setup, prepared, centre = context.root, context.setup, context.prepared, context.centre
     check_steps(context, spec.steps)
     ids = spec.swarms
@@ -411,8 +480,23 @@ def run_swarms(
 
         torch.cuda.reset_peak_memory_stats(torch.device(engine.device))
 
+    fast = context.fast if spec.scoring_mode == "fast" else None
+
     def score(poses: np.ndarray) -> np.ndarray:
+        if fast is not None:
+            return fast.score(poses, threads=threads)
         return prepared.score(poses, threads=threads, engine=engine)
+
+    def finish(state: gso.SwarmState) -> gso.SwarmState:
+        """The last step's state as it is written: fast scores replaced by the exact scores
+        of the poses as the file keeps them (so re-scoring a written pose gives the written
+        score)."""
+        if fast is None:
+            return state
+        poses = poses_as_written(state.poses)
+        flat = poses.reshape(-1, poses.shape[-1])
+        exact_scores = prepared.score(flat, threads=threads, engine=engine)
+        return replace(state, poses=poses, scores=exact_scores.reshape(state.scores.shape))
 
     progress = _Progress(spec.steps * len(todo), quiet)
     per_group: list[_Log] = []
@@ -437,7 +521,7 @@ def run_swarms(
             state = gso.initial_state(np.stack([starts[s] for s in group]))
             _clear_swarm_outputs(root, group)
             _save_outputs(root, group, state)
-        run = _GroupRun(checkpoint, spec, done, group, rng, log, progress, per_group)
+        run = _GroupRun(checkpoint, spec, done, group, rng, log, progress, per_group, finish)
         if engine.on_torch:
             state = _run_group_torch(run, state, scorer, centre, setup.layout)
         else:
@@ -491,9 +575,14 @@ class _GroupRun:
     log: _Log
     progress: _Progress
     finished_logs: list[_Log]
+    #: applied to the last step's state before it is written (exact re-scoring)
+    finish: Any = None
 
-    def save(self, state: gso.SwarmState) -> None:
-        """Write the group's gso files for this step and the checkpoint."""
+    def save(self, state: gso.SwarmState) -> gso.SwarmState:
+        """Write the group's gso files for this step and the checkpoint; returns the state
+        as written (the last step's re-scored by ``finish``)."""
+        if state.step == self.spec.steps and self.finish is not None:
+            state = self.finish(state)
         _save_outputs(self.checkpoint.parent, self.group, state)
         _save_checkpoint(
             self.checkpoint,
@@ -504,6 +593,7 @@ class _GroupRun:
             self.rng.state(),
             [*self.finished_logs, self.log],
         )
+        return state
 
 
 def _run_group_host(
@@ -516,7 +606,7 @@ def _run_group_host(
         scores = state.scores
         run.log.append((state.step, float(scores.max()), float(scores.mean()), len(group)))
         if state.step % SAVE_EVERY == 0 or state.step == steps:
-            run.save(state)
+            state = run.save(state)
         run.progress.advance(len(group))
     return state
 
@@ -544,7 +634,7 @@ def _run_group_torch(
         host = swarms.to_host()
         for i, (best, mean) in enumerate(swarms.take_history()):
             run.log.append((first + i + 1, best, mean, len(group)))
-        run.save(host)
+        host = run.save(host)
         run.progress.advance(len(group) * (stop - first))
     return host
 

@@ -218,6 +218,11 @@ def _rounded(values: np.ndarray, decimals: int) -> np.ndarray:
     return np.array(flat, dtype=np.float64).reshape(np.shape(values))
 
 
+def poses_as_written(poses: np.ndarray) -> np.ndarray:
+    """Poses at the precision a gso file keeps them (7 decimals)."""
+    return _rounded(poses, 7)
+
+
 def as_written(poses, luciferin, neighbors, vision_range, scores) -> GSOOutput:
     """One swarm's glowworms at the precision a ``gso_<step>.out`` keeps them, equal to what
     :func:`read_gso_output` returns for the file :func:`write_gso_output` writes (without

@@ -351,6 +351,17 @@ class DFIRE:
         torch_kernel = import_module(f"{__package__}.{self.backends['torch']}")
         return torch_kernel.device_model(model, engine, workspace_bytes)
 
+    def fast_scorer(
+        self, model: DFIREModel, starts: np.ndarray | None, budget_bytes: int | None
+    ) -> Any:
+        """The fast path's scorer (:mod:`.grid`): the receptor's field over where ligands
+        starting from ``starts`` (P, D) can go; raises ``FieldTooLarge`` before building a
+        field over ``budget_bytes``."""
+        grid = import_module(f"{__package__}.grid")
+        grid_numba = import_module(f"{__package__}.grid_numba")
+        reach = grid.swarm_reach(model, starts) if starts is not None else None
+        return grid_numba.FastDFIRE(grid.prepare_field(model, reach, budget_bytes=budget_bytes))
+
     def typed_atoms(
         self, partner: Partner, *, source: str = "structure", skip_unknown: bool = False
     ) -> np.ndarray:

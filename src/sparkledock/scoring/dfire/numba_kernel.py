@@ -64,7 +64,7 @@ def _gap2(a, b):
 
 
 @njit(cache=True, inline="never")
-def _ligand_conformer(pose, lig_ext0, lig_xyz, lig_modes, lx, ly, lz):
+def ligand_conformer(pose, lig_ext0, lig_xyz, lig_modes, lx, ly, lz):
     """Ligand coordinates for ``pose`` (struct of arrays), in LightDock's operation order:
     modes one at a time, then ``q v q⁻¹`` with ``q⁻¹ = conj(q)/|q|²``, then translation."""
     qw, qx, qy, qz = pose[3], pose[4], pose[5], pose[6]
@@ -292,7 +292,7 @@ def _score_one(pose, m, out):
     lx = np.empty(n_lig)
     ly = np.empty(n_lig)
     lz = np.empty(n_lig)
-    _ligand_conformer(pose, EXTENTS_START + n_rec_modes, lig_xyz, lig_modes, lx, ly, lz)
+    ligand_conformer(pose, EXTENTS_START + n_rec_modes, lig_xyz, lig_modes, lx, ly, lz)
     sub_box = np.empty((n_sub, 6))
     group_box = np.empty(((n_sub + LIG_GROUP - 1) // LIG_GROUP, 6))
     all_box = np.empty(6)

@@ -1,0 +1,169 @@
+"""DFIRE's fast path: the field on a grid, its lookup, and fast-mode runs whose written scores
+are exact."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import warnings
+
+import numpy as np
+import pytest
+from scipy.stats import spearmanr
+
+from conftest import BENCH, golden, writable_setup
+from sparkledock.api import prepare_scoring
+from sparkledock.driver import run_simulation
+from sparkledock.errors import EngineError, SparkledockWarning
+from sparkledock.io.lightdock import read_gso_output
+from sparkledock.io.restraints import read_restraints
+from sparkledock.scoring.dfire import grid, grid_numba, numba_kernel
+from sparkledock.scoring.dfire.model import BINS
+
+#: Documented fidelity of the fast score on jittered golden poses (docs/performance.md).
+MIN_SPEARMAN = 0.99
+MAX_MEAN_ERROR = 2.0
+
+
+@pytest.fixture(scope="module")
+def prepared(setups):
+    setup = setups("2X9A")
+    restraints = read_restraints(BENCH / "2X9A" / "restraints.list")
+    return prepare_scoring(setup, restraints=restraints)
+
+
+@pytest.fixture(scope="module")
+def fast(prepared):
+    return grid.prepare_field(prepared.model)
+
+
+def jittered(n_copies: int = 4, sigma: float = 1.5) -> np.ndarray:
+    poses, _ = golden("2X9A")
+    out = np.repeat(poses, n_copies, axis=0)
+    out[:, :3] += np.random.default_rng(3).normal(0, sigma, (len(out), 3))
+    return out
+
+
+def test_field_equals_the_factored_sum_at_grid_points(prepared, fast):
+    model, spec = prepared.model, fast.spec
+    _, basis = grid.table_factors(grid.RANK)
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(40):
+        index = np.array([rng.integers(0, n) for n in spec.shape])
+        point = spec.origin + index * spec.spacing
+        d2 = ((model.rec_xyz - point) ** 2).sum(axis=1)
+        near = d2 <= 225.0
+        k = np.maximum((2.0 * np.sqrt(d2[near]) - 1.0).astype(int), 0)
+        expect = basis[model.rec_types[near], BINS[k]].sum(axis=0)
+        got = fast.field[tuple(index)]
+        np.testing.assert_allclose(got, expect, rtol=1e-5, atol=1e-4)
+        checked += near.any()
+    assert checked > 5  # some points near the receptor, not only empty ones
+
+
+def test_the_factorisation_reproduces_the_table_for_the_ligand_types(prepared):
+    weights, basis = grid.table_factors(grid.RANK)
+    table = prepared.model.table
+    approx = np.einsum("br,akr->abk", weights, basis)
+    assert approx.shape == table.shape
+    # a truncated SVD: the best rank-RANK approximation, far from exact entry by entry
+    full_w, full_b = grid.table_factors(168)
+    np.testing.assert_allclose(np.einsum("br,akr->abk", full_w, full_b), table, atol=1e-9)
+
+
+def test_lookup_between_grid_points_is_trilinear(prepared, fast):
+    # a one-atom ligand: its fast energy is the interpolated field dotted with its weights
+    model = prepared.model
+    one = dataclasses.replace(
+        model,
+        lig_xyz=np.zeros((1, 3)),
+        lig_types=model.lig_types[:1],
+        lig_modes=model.lig_modes[:, :1],
+        lig_restraint_group=np.full(1, -1),
+        n_lig_restraints=0,
+        rec_restraint_group=np.full(len(model.rec_xyz), -1),
+        n_rec_restraints=0,
+    )
+    field = grid.DFIREField(one, fast.spec, fast.field, fast.weights[:1])
+    spec = fast.spec
+    rng = np.random.default_rng(1)
+    centre = np.array(spec.shape) // 2
+    for _ in range(10):
+        frac = rng.uniform(0, 1, 3)
+        point = spec.origin + (centre + frac) * spec.spacing
+        pose = np.zeros((1, one.layout.size))
+        pose[0, :3], pose[0, 3] = point, 1.0
+        energy = grid_numba.score_poses(field, pose).energy[0]
+        corners = 0.0
+        for c in np.ndindex(2, 2, 2):
+            w = np.prod(np.where(np.array(c) == 1, frac, 1 - frac))
+            corners += w * fast.field[tuple(centre + np.array(c))].astype(float)
+        assert energy == pytest.approx(float(corners @ fast.weights[0]), rel=1e-5, abs=1e-4)
+
+
+def test_fast_scores_follow_exact_ones(prepared, fast):
+    poses = jittered()
+    exact = prepared.score(poses, threads=1)
+    quick = grid_numba.FastDFIRE(fast).score(poses, threads=1)
+    assert spearmanr(quick, exact)[0] > MIN_SPEARMAN
+    assert np.abs(quick - exact).mean() < MAX_MEAN_ERROR
+
+
+def test_restraint_terms_are_the_exact_kernels_for_the_undeformed_receptor(prepared, fast):
+    poses = jittered(8, 3.0)
+    poses[:, prepared.model.layout.rec_extents] = 0.0
+    exact = numba_kernel.score_poses(prepared.model, poses, threads=1)
+    quick = grid_numba.score_poses(fast, poses, threads=1)
+    assert np.array_equal(quick.p_receptor, exact.p_receptor)
+    assert np.array_equal(quick.p_ligand, exact.p_ligand)
+    assert (exact.p_receptor > 0).any() and (exact.p_ligand > 0).any()
+
+
+def test_fast_scores_do_not_depend_on_threads_or_batches(fast):
+    scorer = grid_numba.FastDFIRE(fast)
+    poses = jittered()
+    one = scorer.score(poses, threads=1)
+    assert np.array_equal(one, scorer.score(poses, threads=2))
+    assert np.array_equal(one[:7], scorer.score(poses[:7], threads=2))
+
+
+def test_a_fast_run_writes_exact_final_scores_and_ignores_threads(tmp_path, prepared):
+    roots = []
+    for threads in (1, 2):
+        root = writable_setup(tmp_path / f"t{threads}")
+        run_simulation(root, 3, swarms=[0], scoring_mode="fast", threads=threads, quiet=True)
+        roots.append(root)
+    files = [(r / "swarm_0" / "gso_3.out").read_text() for r in roots]
+    assert files[0] == files[1]
+    final = read_gso_output(roots[0] / "swarm_0" / "gso_3.out")
+    setup_exact = prepare_scoring(roots[0])  # the setup docks without restraints
+    rescored = setup_exact.score(final.poses, threads=1)
+    np.testing.assert_allclose(final.scores, rescored, rtol=0, atol=1e-8)  # (8 decimals)
+    # and the search was not the exact one
+    exact_root = writable_setup(tmp_path / "exact")
+    run_simulation(exact_root, 3, swarms=[0], quiet=True)
+    assert (exact_root / "swarm_0" / "gso_3.out").read_text() != files[0]
+    assert "fast" in (roots[0] / "swarm_0" / "sparkledock_done.json").read_text()
+
+
+def test_a_field_over_budget_falls_back_to_exact_with_a_warning(tmp_path):
+    fast_root = writable_setup(tmp_path / "fast")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run_simulation(fast_root, 2, swarms=[0], scoring_mode="fast", memory_limit=1000, quiet=True)
+    assert any(
+        issubclass(w.category, SparkledockWarning) and "scoring exactly instead" in str(w.message)
+        for w in caught
+    )
+    exact_root = writable_setup(tmp_path / "exact")
+    run_simulation(exact_root, 2, swarms=[0], quiet=True)
+    name = "swarm_0/gso_2.out"  # the same trajectory as an exact run
+    assert (fast_root / name).read_text() == (exact_root / name).read_text()
+
+
+def test_fast_mode_is_refused_with_exact_trajectories_and_on_torch(tmp_path):
+    root = writable_setup(tmp_path / "s")
+    with pytest.raises(EngineError, match="scores exactly"):
+        run_simulation(root, 2, swarms=[0], exact=True, scoring_mode="fast", quiet=True)
+    shutil.rmtree(root)
