@@ -3,10 +3,11 @@ parallel (one thread each, so results never depend on the thread count or batch)
 
 Per pose: the ligand conformer (atom-contiguous loops, as a rotation matrix), then per atom
 a trilinear lookup of the field's channels at its position, weighted by its type's factor
-(:mod:`.grid`). With restraints or membrane beads, interface pairs (squared distance below the exact path's interface threshold, receptor undeformed) are found in two
-cell lists: every receptor atom, for ligand atoms of restraint residues; and only the tracked
-receptor atoms (restraint residues, membrane beads), for every ligand atom, whose cells are
-flagged so that an untracked neighbourhood costs one read.
+(:mod:`.grid`). With restraints or membrane beads, interface pairs (squared distance below
+the exact path's interface threshold, receptor undeformed) are found in two cell lists:
+every receptor atom, for ligand atoms of restraint residues; and only the tracked receptor
+atoms (restraint residues, membrane beads), for every ligand atom, whose cells are flagged
+so that an untracked neighbourhood costs one read.
 """
 
 from __future__ import annotations
