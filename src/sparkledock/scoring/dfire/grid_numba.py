@@ -22,6 +22,8 @@ from numba import njit, prange
 from ...pose import EXTENTS_START
 from ..terms import Terms
 from .grid import DFIREField, cell_list
+from .model import dfire_score
+from .numba_kernel import flag_pair, store_fractions
 
 
 class GridArrays(NamedTuple):
@@ -146,15 +148,9 @@ def _mark(j, lx, ly, lz, starts, atoms, m, rec_hit, lig_hit, mem_hit):
                     dy = m.rec_xyz[i, 1] - ly[j]
                     dz = m.rec_xyz[i, 2] - lz[j]
                     if dx * dx + dy * dy + dz * dz < m.below:
-                        g = m.rec_group[i]
-                        if g >= 0:
-                            rec_hit[g] = True
-                        g = m.lig_group[j]
-                        if g >= 0:
-                            lig_hit[g] = True
-                        g = m.mem_group[i]
-                        if g >= 0:
-                            mem_hit[g] = True
+                        flag_pair(
+                            i, j, m.rec_group, rec_hit, m.lig_group, lig_hit, m.mem_group, mem_hit
+                        )
 
 
 @njit(cache=True)
@@ -186,12 +182,7 @@ def _score_one(pose, m, out):
             continue
         if near[cx, cy, cz]:
             _mark(j, lx, ly, lz, m.tracked_starts, m.tracked_atoms, m, rec_hit, lig_hit, mem_hit)
-    if m.n_rec_groups > 0:
-        out[1] = rec_hit.sum() / m.n_rec_groups
-    if m.n_lig_groups > 0:
-        out[2] = lig_hit.sum() / m.n_lig_groups
-    if m.n_mem_groups > 0:
-        out[3] = mem_hit.sum() / m.n_mem_groups
+    store_fractions(out, rec_hit, m.n_rec_groups, lig_hit, m.n_lig_groups, mem_hit, m.n_mem_groups)
 
 
 @njit(parallel=True, cache=True)
@@ -296,7 +287,5 @@ class FastDFIRE:
 
     def score(self, poses: np.ndarray, *, threads: int | None = None) -> np.ndarray:
         """Fast scores (P,) of validated poses, with LightDock's restraint combination."""
-        from .model import dfire_score
-
         poses = self.fast.model.layout.validate(poses)
         return dfire_score(score_poses(self.fast, poses, threads=threads, arrays=self.arrays))

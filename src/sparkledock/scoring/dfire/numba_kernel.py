@@ -240,6 +240,29 @@ def _accumulate(energy, roff, hit_j, d2_of, n_hit, lig_off, table, cell_bins, bi
     return energy
 
 
+@njit(cache=True, inline="always")
+def flag_pair(i, j, rec_group, rec_hit, lig_group, lig_hit, mem_group, mem_hit):
+    """Flag the restraint residues and membrane bead of an interface pair (receptor atom
+    ``i``, ligand atom ``j``): the one definition for the exact and fast kernels."""
+    g = rec_group[i]
+    if g >= 0:
+        rec_hit[g] = True
+    g = lig_group[j]
+    if g >= 0:
+        lig_hit[g] = True
+    g = mem_group[i]
+    if g >= 0:
+        mem_hit[g] = True
+
+
+@njit(cache=True, inline="always")
+def store_fractions(out, rec_hit, n_rec, lig_hit, n_lig, mem_hit, n_mem):
+    """``out[1:4]``: the fraction of each group hit (0 for an empty group)."""
+    out[1] = rec_hit.sum() / n_rec if n_rec > 0 else 0.0
+    out[2] = lig_hit.sum() / n_lig if n_lig > 0 else 0.0
+    out[3] = mem_hit.sum() / n_mem if n_mem > 0 else 0.0
+
+
 @njit(cache=True, inline="never")
 def _mark_interface(
     i, hit_j, d2_of, n_hit, below, rec_group, rec_hit, lig_group, lig_hit, mem_group, mem_hit
@@ -249,15 +272,7 @@ def _mark_interface(
     for h in range(n_hit):
         j = hit_j[h]
         if d2_of[j] < below:
-            g = rec_group[i]
-            if g >= 0:
-                rec_hit[g] = True
-            g = lig_group[j]
-            if g >= 0:
-                lig_hit[g] = True
-            g = mem_group[i]
-            if g >= 0:
-                mem_hit[g] = True
+            flag_pair(i, j, rec_group, rec_hit, lig_group, lig_hit, mem_group, mem_hit)
 
 
 @njit(cache=True)
@@ -379,9 +394,7 @@ def _score_one(pose, m, out):
                     )
 
     out[0] = energy
-    out[1] = rec_hit.sum() / n_rec_groups if n_rec_groups > 0 else 0.0
-    out[2] = lig_hit.sum() / n_lig_groups if n_lig_groups > 0 else 0.0
-    out[3] = mem_hit.sum() / n_mem_groups if n_mem_groups > 0 else 0.0
+    store_fractions(out, rec_hit, n_rec_groups, lig_hit, n_lig_groups, mem_hit, n_mem_groups)
 
 
 @njit(parallel=True, cache=True)
