@@ -208,7 +208,7 @@ def _run(args: argparse.Namespace, engine: Engine, comm) -> int:
         scoring=args.scoring,
         seed=args.seed,
         exact=args.exact,
-        scoring_mode=getattr(args, "scoring_mode", "exact"),
+        scoring_mode=args.scoring_mode,
         threads=args.threads,
         quiet=args.quiet,
         engine=engine,
@@ -320,7 +320,7 @@ def dock_options(args: argparse.Namespace, **fixed: int) -> DockOptions:
     chosen = {k: getattr(args, k) for k in ("steps", "glowworms", "swarms", "top")}
     chosen["map_modified"] = not getattr(args, "no_map_modified", False)
     chosen["scoring"] = args.scoring
-    chosen["scoring_mode"] = getattr(args, "scoring_mode", "exact")
+    chosen["scoring_mode"] = args.scoring_mode
     chosen.update(fixed)
     return DockOptions(**chosen, threads=args.threads, quiet=args.quiet, engine=engine_of(args))
 

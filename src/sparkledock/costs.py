@@ -12,6 +12,7 @@ import heapq
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -20,7 +21,9 @@ from .fileutil import atomic_write_text
 from .io.lightdock import read_poses
 from .io.setupdir import SetupDir
 from .pose import PoseLayout
-from .simulation import RunContext
+
+if TYPE_CHECKING:  # (simulation uses this module: no import at run time)
+    from .simulation import RunContext
 
 
 def swarm_centres(root: Path, layout: PoseLayout, ids: Sequence[int]) -> np.ndarray:

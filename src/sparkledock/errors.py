@@ -54,3 +54,8 @@ class ModifiedResidueWarning(SparkledockWarning):
 
 class MultiModelWarning(SparkledockWarning):
     """A structure file holds several models; the first is used."""
+
+
+class FieldTooLargeError(SparkledockError):
+    """A fast-scoring field would not fit its memory budget (the run falls back to exact
+    scoring with a warning)."""

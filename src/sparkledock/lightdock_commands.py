@@ -230,6 +230,7 @@ def _simulation(args: argparse.Namespace) -> int:
         steps=args.steps,
         swarms=args.swarm_list,
         scoring=SCORING_NAMES[name],
+        scoring_mode="exact",
         seed=args.gso_seed,
         exact=True,
         threads=args.cores,

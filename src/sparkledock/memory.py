@@ -23,6 +23,9 @@ USABLE_FRACTION = 0.8
 CPU_WORKSPACE = 32 * 2**20
 GPU_WORKSPACE = 1024 * 2**20
 
+#: Default memory budget (bytes) of a fast-scoring field when the run gives none.
+DEFAULT_FIELD_BUDGET = 2 * 2**30
+
 
 def default_workspace(engine: Engine) -> int:
     """Scoring workspace for an engine when nothing else decides it."""

@@ -31,7 +31,8 @@ import numpy as np
 from . import gso
 from .api import PreparedScoring, prepare_scoring
 from .backend import Engine
-from .errors import EngineError, InputFileError, SparkledockWarning
+from .costs import imbalance
+from .errors import EngineError, FieldTooLargeError, InputFileError, SparkledockWarning
 from .fileutil import atomic_write_bytes, atomic_write_text
 from .geometry import ellipsoid_centre
 from .io.lightdock import (
@@ -44,7 +45,14 @@ from .io.lightdock import (
 )
 from .io.restraints import read_any_restraints
 from .io.setupdir import CHECKPOINT_FILE, SetupDir
-from .memory import USABLE_FRACTION, MemoryPlan, default_workspace, free_bytes, plan_groups
+from .memory import (
+    DEFAULT_FIELD_BUDGET,
+    USABLE_FRACTION,
+    MemoryPlan,
+    default_workspace,
+    free_bytes,
+    plan_groups,
+)
 from .pose import PoseLayout
 from .restraints import Restraints, restraints_from_config
 from .system import DockingSetup
@@ -129,8 +137,6 @@ def load_run_context(
 
 def _fast_scorer(root: Path, setup: DockingSetup, prepared, budget: int | None, quiet: bool):
     """The scoring function's fast scorer over the reach of every swarm's starting poses."""
-    from .scoring.dfire.grid import DEFAULT_FIELD_BUDGET, FieldTooLargeError
-
     builder = getattr(prepared.function, "fast_scorer", None)
     if builder is None:
         raise EngineError(f"scoring {prepared.function.name!r} has no fast mode")
@@ -376,9 +382,7 @@ class RunResult:
     @property
     def imbalance(self) -> float:
         """Busiest rank's time over the mean (1.0 is perfect)."""
-        busy = self.busy_seconds
-        mean = sum(busy) / len(busy) if busy else 0.0
-        return max(busy) / mean if mean > 0 else 1.0
+        return imbalance(np.array(self.busy_seconds)) if self.busy_seconds else 1.0
 
 
 def merge_results(parts: Sequence[RunResult], **fields: Any) -> RunResult:

@@ -36,7 +36,8 @@ from functools import cache
 import numpy as np
 from numba import njit, prange
 
-from ...errors import SparkledockError
+from ...errors import FieldTooLargeError
+from ...memory import DEFAULT_FIELD_BUDGET
 from .model import (
     DFIRE_CUTOFF2,
     DFIRE_CUTOFF_A,
@@ -52,12 +53,6 @@ RANK = 16
 DEFAULT_SPACING_A = 1.0
 #: Added around the swarms' reach (Å): GSO may carry glowworms a little past their start.
 REACH_MARGIN_A = 6.0
-#: Default memory budget of a field (bytes) when the run gives none.
-DEFAULT_FIELD_BUDGET = 2 * 2**30
-
-
-class FieldTooLargeError(SparkledockError):
-    """The field would not fit its memory budget (the run falls back to exact scoring)."""
 
 
 @dataclass(frozen=True)
@@ -74,9 +69,8 @@ class GridSpec:
 
 
 def field_box(model: DFIREModel, reach: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
-    """(2, 3) corners of the region the field must cover: the receptor's box grown by the
-    cutoff (its atoms moved by normal modes too), cut to ``reach`` (a (lo, hi) box) if
-    given."""
+    """(2, 3) corners of the region the field must cover: the undeformed receptor's box
+    grown by the cutoff, cut to ``reach`` (a (lo, hi) box) if given."""
     rec = model.rec_xyz
     lo = rec.min(axis=0) - DFIRE_CUTOFF_A
     hi = rec.max(axis=0) + DFIRE_CUTOFF_A

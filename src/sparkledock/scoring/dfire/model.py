@@ -355,7 +355,7 @@ class DFIRE:
         self, model: DFIREModel, starts: np.ndarray | None, budget_bytes: int | None
     ) -> Any:
         """The fast path's scorer (:mod:`.grid`): the receptor's field over where ligands
-        starting from ``starts`` (P, D) can go; raises ``FieldTooLarge`` before building a
+        starting from ``starts`` (P, D) can go; raises ``FieldTooLargeError`` before building a
         field over ``budget_bytes``."""
         grid = import_module(f"{__package__}.grid")
         grid_numba = import_module(f"{__package__}.grid_numba")
