@@ -13,6 +13,7 @@ from scipy.stats import spearmanr
 
 from conftest import BENCH, golden, writable_setup
 from sparkledock.api import prepare_scoring
+from sparkledock.backend import resolve_engine
 from sparkledock.driver import run_simulation
 from sparkledock.errors import EngineError, SparkledockWarning
 from sparkledock.io.lightdock import read_gso_output
@@ -62,12 +63,9 @@ def test_field_equals_the_factored_sum_at_grid_points(prepared, fast):
     assert checked > 5  # some points near the receptor, not only empty ones
 
 
-def test_the_factorisation_reproduces_the_table_for_the_ligand_types(prepared):
-    weights, basis = grid.table_factors(grid.RANK)
+def test_the_factorisation_at_full_rank_is_the_table(prepared):
+    # the truncated factors are the leading part of an exact decomposition of the table
     table = prepared.model.table
-    approx = np.einsum("br,akr->abk", weights, basis)
-    assert approx.shape == table.shape
-    # a truncated SVD: the best rank-RANK approximation, far from exact entry by entry
     full_w, full_b = grid.table_factors(168)
     np.testing.assert_allclose(np.einsum("br,akr->abk", full_w, full_b), table, atol=1e-9)
 
@@ -166,4 +164,9 @@ def test_fast_mode_is_refused_with_exact_trajectories_and_on_torch(tmp_path):
     root = writable_setup(tmp_path / "s")
     with pytest.raises(EngineError, match="scores exactly"):
         run_simulation(root, 2, swarms=[0], exact=True, scoring_mode="fast", quiet=True)
+    pytest.importorskip("torch")
+    torch_cpu = resolve_engine("torch", "cpu", "fp64")
+    with pytest.raises(EngineError, match="fast scoring runs on the numba backend"):
+        run_simulation(root, 2, swarms=[0], scoring_mode="fast", engine=torch_cpu, quiet=True)
+    assert not list(root.glob("swarm_*/gso_*.out"))  # refused before any work
     shutil.rmtree(root)
