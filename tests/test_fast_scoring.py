@@ -108,14 +108,40 @@ def test_fast_scores_follow_exact_ones(prepared, fast):
     assert np.abs(quick - exact).mean() < MAX_MEAN_ERROR
 
 
-def test_restraint_terms_are_the_exact_kernels_for_the_undeformed_receptor(prepared, fast):
+def regrouped(model, n_groups: int, n_beads: int):
+    """``model`` with its receptor restraints replaced by ``n_groups`` groups (atoms near the
+    interface, round robin) and ``n_beads`` membrane beads (single atoms): more groups than a
+    contact-grid mask holds takes the kernel's searching path."""
+    rec = model.rec_xyz
+    lig_centre = model.lig_xyz.mean(axis=0)
+    near = np.argsort(np.linalg.norm(rec - lig_centre, axis=1))
+    groups = np.full(len(rec), -1, dtype=model.rec_restraint_group.dtype)
+    groups[near[:n_groups * 3]] = np.arange(n_groups * 3) % n_groups
+    beads = np.full(len(rec), -1, dtype=model.membrane_group.dtype)
+    beads[near[n_groups * 3 : n_groups * 3 + n_beads]] = np.arange(n_beads)
+    return dataclasses.replace(
+        model,
+        rec_restraint_group=groups,
+        n_rec_restraints=n_groups,
+        membrane_group=beads,
+        n_membrane=n_beads,
+    )
+
+
+@pytest.mark.parametrize("groups", [None, (20, 6), (70, 4)], ids=["bench", "membrane", "many"])
+def test_restraint_terms_are_the_exact_kernels_for_the_undeformed_receptor(prepared, groups):
+    model = prepared.model if groups is None else regrouped(prepared.model, *groups)
+    field = grid.prepare_field(model)
     poses = jittered(8, 3.0)
-    poses[:, prepared.model.layout.rec_extents] = 0.0
-    exact = numba_kernel.score_poses(prepared.model, poses, threads=1)
-    quick = grid_numba.score_poses(fast, poses, threads=1)
+    poses[:, model.layout.rec_extents] = 0.0
+    exact = numba_kernel.score_poses(model, poses, threads=1)
+    quick = grid_numba.score_poses(field, poses, threads=1)
     assert np.array_equal(quick.p_receptor, exact.p_receptor)
     assert np.array_equal(quick.p_ligand, exact.p_ligand)
-    assert (exact.p_receptor > 0).any() and (exact.p_ligand > 0).any()
+    assert np.array_equal(quick.p_membrane, exact.p_membrane)
+    # every term varies over the poses, so equality says something
+    for term in (exact.p_receptor, exact.p_ligand) + ((exact.p_membrane,) if groups else ()):
+        assert len(np.unique(term)) > 2
 
 
 def test_fast_scores_do_not_depend_on_threads_or_batches(fast):

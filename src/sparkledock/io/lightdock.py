@@ -180,13 +180,19 @@ def format_gso_output(
 ) -> str:
     """One swarm's glowworms in LightDock's ``gso_<step>.out`` format (receptor and ligand
     conformer ids are always 0)."""
-    lines = [GSO_HEADER]
-    for pose, lum, nb, vr, sc in zip(
-        poses, luciferin, neighbors, vision_range, scores, strict=True
-    ):
-        coords = ", ".join(f"{v:10.7f}" for v in pose)
-        lines.append(f"({coords}) {0:4d} {0:4d} {lum:12.8f} {int(nb):2d} {vr:5.3f} {sc:12.8f}\n")
-    return "".join(lines)
+    poses = np.atleast_2d(np.asarray(poses, dtype=np.float64))
+    n, width = poses.shape
+    if not (len(luciferin) == len(neighbors) == len(vision_range) == len(scores) == n):
+        raise ValueError("format_gso_output: one value per glowworm in every column")
+    # one %-template for all rows: C-level formatting, the same text as per-value f-strings
+    row = "(" + ", ".join(["%10.7f"] * width) + ")    0    0 %12.8f %2d %5.3f %12.8f\n"
+    table = np.empty((n, width + 4), dtype=object)
+    table[:, :width] = poses.tolist()
+    table[:, width] = np.asarray(luciferin, dtype=np.float64).tolist()
+    table[:, width + 1] = [int(v) for v in neighbors]
+    table[:, width + 2] = np.asarray(vision_range, dtype=np.float64).tolist()
+    table[:, width + 3] = np.asarray(scores, dtype=np.float64).tolist()
+    return GSO_HEADER + (row * n) % tuple(table.ravel().tolist())
 
 
 def write_gso_output(
@@ -214,8 +220,11 @@ class GSOOutput:
 
 def _rounded(values: np.ndarray, decimals: int) -> np.ndarray:
     """Values as ``f"{v:.{decimals}f}"`` prints them and ``float`` reads them back."""
-    flat = [float(f"{v:.{decimals}f}") for v in np.asarray(values, dtype=float).ravel()]
-    return np.array(flat, dtype=np.float64).reshape(np.shape(values))
+    flat = np.asarray(values, dtype=np.float64).ravel()
+    if not len(flat):
+        return np.zeros(np.shape(values))
+    text = (f"%.{decimals}f " * len(flat)) % tuple(flat.tolist())
+    return np.array([float(v) for v in text.split()]).reshape(np.shape(values))
 
 
 def poses_as_written(poses: np.ndarray) -> np.ndarray:

@@ -50,7 +50,13 @@ class GridArrays(NamedTuple):
     all_atoms: np.ndarray
     tracked_starts: np.ndarray
     tracked_atoms: np.ndarray
-    tracked_near: np.ndarray
+    #: the contact grid (:func:`contact_grid`): per cell, its class for the ligand side in
+    #: the low two bits and a slot of the tracked groups' masks above them
+    contact: np.ndarray
+    contact_origin: np.ndarray
+    contact_cell: float
+    slot_all: np.ndarray
+    slot_maybe: np.ndarray
     rec_xyz: np.ndarray
     rec_group: np.ndarray
     n_rec_groups: int
@@ -60,13 +66,24 @@ class GridArrays(NamedTuple):
     n_mem_groups: int
 
 
-@njit(cache=True, inline="never")
+#: Contact-grid classes: no receptor atom, every point's, or some points' interface partner.
+CONTACT_NONE, CONTACT_ALL, CONTACT_CHECK = 0, 1, 2
+#: Cell edge of the contact grid (Å): a finer grid leaves fewer cells to check exactly.
+CONTACT_CELL_A = 0.5
+#: The contact grid coarsens past this many cells (a large receptor), to bound its memory.
+CONTACT_MAX_CELLS = 8_000_000
+#: Tracked groups (receptor restraint residues, then membrane beads) a mask can hold.
+MASK_BITS = 64
+
+
+@njit(cache=True, inline="never", fastmath=True)
 def _field_energy(lx, ly, lz, weights, field, origin, h):
-    """Σ_j Σ_r w[j, r]·Φ_r(x_j), trilinear; atoms outside the grid add nothing."""
+    """Σ_j Σ_r w[j, r]·Φ_r(x_j), trilinear; atoms outside the grid add nothing. (fastmath
+    lets the channel sums vectorise; the compiled order is fixed, so results do not depend
+    on threads or batches.)"""
     nx, ny, nz, rank = field.shape
     inv = 1.0 / h
     energy = 0.0
-    v = np.empty(rank, dtype=np.float32)
     for j in range(lx.shape[0]):
         gx = (lx[j] - origin[0]) * inv
         gy = (ly[j] - origin[1]) * inv
@@ -79,19 +96,19 @@ def _field_energy(lx, ly, lz, weights, field, origin, h):
         fx = gx - ix
         fy = gy - iy
         fz = gz - iz
-        # interpolate the channel vector, then weight it by the atom's type factor
-        v[:] = 0.0
+        # each corner's value for the atom's type (a dot over the channels), trilinear
+        wj = weights[j]
+        e = 0.0
         for cx in range(2):
             wx = fx if cx else 1.0 - fx
             for cy in range(2):
                 wy = fy if cy else 1.0 - fy
                 for cz in range(2):
-                    w = np.float32(wx * wy * (fz if cz else 1.0 - fz))
+                    corner = field[ix + cx, iy + cy, iz + cz]
+                    dot = np.float32(0.0)
                     for r in range(rank):
-                        v[r] += w * field[ix + cx, iy + cy, iz + cz, r]
-        e = 0.0
-        for r in range(rank):
-            e += weights[j, r] * v[r]
+                        dot += wj[r] * corner[r]
+                    e += wx * wy * (fz if cz else 1.0 - fz) * dot
         energy += e
     return energy
 
@@ -153,6 +170,42 @@ def _mark(j, lx, ly, lz, starts, atoms, m, rec_hit, lig_hit, mem_hit):
                         )
 
 
+@njit(cache=True, inline="never")
+def _search_receptor(j, lx, ly, lz, m):
+    """Whether any receptor atom is an interface partner of ligand atom ``j`` (searched in
+    the cell list of every receptor atom; first hit returns)."""
+    s = m.cell_size
+    starts, atoms = m.all_starts, m.all_atoms
+    ax0 = math.floor((lx[j] - m.cell_origin[0]) / s)
+    ay0 = math.floor((ly[j] - m.cell_origin[1]) / s)
+    az0 = math.floor((lz[j] - m.cell_origin[2]) / s)
+    ncx, ncy, ncz = starts.shape[0], starts.shape[1], starts.shape[2] - 1
+    for ax in range(max(ax0 - 1, 0), min(ax0 + 2, ncx)):
+        for ay in range(max(ay0 - 1, 0), min(ay0 + 2, ncy)):
+            for az in range(max(az0 - 1, 0), min(az0 + 2, ncz)):
+                for q in range(starts[ax, ay, az], starts[ax, ay, az + 1]):
+                    i = atoms[q]
+                    dx = m.rec_xyz[i, 0] - lx[j]
+                    dy = m.rec_xyz[i, 1] - ly[j]
+                    dz = m.rec_xyz[i, 2] - lz[j]
+                    if dx * dx + dy * dy + dz * dz < m.below:
+                        return True
+    return False
+
+
+@njit(cache=True, inline="never")
+def _contact_kinds(lx, ly, lz, grid, origin, inv, out):
+    """Each ligand atom's contact-grid cell value (0 off the grid: farther than the cutoff
+    from every receptor atom), in one tight pass before the branches."""
+    nx, ny, nz = grid.shape
+    for j in range(lx.shape[0]):
+        cx = math.floor((lx[j] - origin[0]) * inv)
+        cy = math.floor((ly[j] - origin[1]) * inv)
+        cz = math.floor((lz[j] - origin[2]) * inv)
+        inside = 0 <= cx < nx and 0 <= cy < ny and 0 <= cz < nz
+        out[j] = grid[cx, cy, cz] if inside else 0
+
+
 @njit(cache=True)
 def _score_one(pose, m, out):
     n_lig = m.lig_xyz.shape[0]
@@ -169,19 +222,36 @@ def _score_one(pose, m, out):
     rec_hit = np.zeros(max(m.n_rec_groups, 1), dtype=np.bool_)
     lig_hit = np.zeros(max(m.n_lig_groups, 1), dtype=np.bool_)
     mem_hit = np.zeros(max(m.n_mem_groups, 1), dtype=np.bool_)
-    s = m.cell_size
-    near = m.tracked_near
+    kinds = np.empty(n_lig, dtype=np.int32)
+    _contact_kinds(lx, ly, lz, m.contact, m.contact_origin, 1.0 / m.contact_cell, kinds)
+    # tracked groups known hit from cells every point of which has them (one bit each)
+    decided = np.uint64(0)
     for j in range(n_lig):
-        if m.lig_group[j] >= 0:  # every receptor atom counts for a restrained ligand atom
-            _mark(j, lx, ly, lz, m.all_starts, m.all_atoms, m, rec_hit, lig_hit, mem_hit)
+        kind = kinds[j]
+        if kind == 0:  # no receptor atom near, no tracked group near
             continue
-        cx = math.floor((lx[j] - m.cell_origin[0]) / s)
-        cy = math.floor((ly[j] - m.cell_origin[1]) / s)
-        cz = math.floor((lz[j] - m.cell_origin[2]) / s)
-        if not (0 <= cx < near.shape[0] and 0 <= cy < near.shape[1] and 0 <= cz < near.shape[2]):
-            continue
-        if near[cx, cy, cz]:
-            _mark(j, lx, ly, lz, m.tracked_starts, m.tracked_atoms, m, rec_hit, lig_hit, mem_hit)
+        g = m.lig_group[j]
+        if g >= 0 and not lig_hit[g]:  # any receptor atom counts for a restrained ligand atom
+            cls = kind & 3
+            if cls == CONTACT_CHECK:
+                lig_hit[g] = _search_receptor(j, lx, ly, lz, m)
+            else:
+                lig_hit[g] = cls == CONTACT_ALL
+        slot = kind >> 2
+        if slot > 0:
+            decided |= m.slot_all[slot]
+            if (m.slot_maybe[slot] & ~decided) != 0:  # a group the cell cannot decide, not yet hit
+                _mark(
+                    j, lx, ly, lz, m.tracked_starts, m.tracked_atoms, m, rec_hit, lig_hit, mem_hit
+                )
+    n_rec = m.n_rec_groups
+    if n_rec + m.n_mem_groups <= MASK_BITS:
+        for bit in range(n_rec + m.n_mem_groups):
+            if (decided >> np.uint64(bit)) & np.uint64(1):
+                if bit < n_rec:
+                    rec_hit[bit] = True
+                else:
+                    mem_hit[bit - n_rec] = True
     store_fractions(out, rec_hit, m.n_rec_groups, lig_hit, m.n_lig_groups, mem_hit, m.n_mem_groups)
 
 
@@ -193,18 +263,102 @@ def _score_batch(poses, m):
     return out
 
 
-def _near_flags(starts: np.ndarray) -> np.ndarray:
-    """Per cell, whether it or one of its 26 neighbours holds an atom."""
-    counts = (starts[:, :, 1:] - starts[:, :, :-1]) > 0
-    counts = counts.astype(np.uint8)
-    padded = np.pad(counts, 1)
-    near = np.zeros_like(counts, dtype=bool)
-    n = counts.shape
-    for dx in range(3):
-        for dy in range(3):
-            for dz in range(3):
-                near |= padded[dx : dx + n[0], dy : dy + n[1], dz : dz + n[2]] > 0
-    return near
+@njit(cache=True)
+def _splat(xyz, bits, origin, cell, shape, cutoff, half, nearest, maybe, every):
+    """Over the cells within reach of each atom: ``nearest`` (squared distance from the cell
+    centre to the nearest atom) and, for atoms with a group bit, ``maybe`` (some point of the
+    cell is within the cutoff of an atom of the group) and ``every`` (every point is)."""
+    radius = cutoff + half + 1e-3
+    reach = math.ceil(radius / cell) + 1
+    r2 = radius * radius
+    for a in range(xyz.shape[0]):
+        ix0 = math.floor((xyz[a, 0] - origin[0]) / cell)
+        iy0 = math.floor((xyz[a, 1] - origin[1]) / cell)
+        iz0 = math.floor((xyz[a, 2] - origin[2]) / cell)
+        bit = bits[a]
+        for ix in range(max(ix0 - reach, 0), min(ix0 + reach + 1, shape[0])):
+            dx = origin[0] + (ix + 0.5) * cell - xyz[a, 0]
+            for iy in range(max(iy0 - reach, 0), min(iy0 + reach + 1, shape[1])):
+                dy = origin[1] + (iy + 0.5) * cell - xyz[a, 1]
+                for iz in range(max(iz0 - reach, 0), min(iz0 + reach + 1, shape[2])):
+                    dz = origin[2] + (iz + 0.5) * cell - xyz[a, 2]
+                    d2 = dx * dx + dy * dy + dz * dz
+                    if d2 >= r2:
+                        continue
+                    if d2 < nearest[ix, iy, iz]:
+                        nearest[ix, iy, iz] = d2
+                    if bit != 0:
+                        d = math.sqrt(d2)
+                        if d - half <= cutoff + 1e-6:
+                            maybe[ix, iy, iz] |= bit
+                        if d + half < cutoff - 1e-6:
+                            every[ix, iy, iz] |= bit
+
+
+def contact_grid(model, below: float, cell: float = CONTACT_CELL_A):
+    """The restraint terms' contact grid over the receptor's box grown by the interface
+    cutoff (off it, no receptor atom is a partner), in cells of edge ``cell`` (coarser for a
+    receptor too large for :data:`CONTACT_MAX_CELLS`). A cell's low two bits classify it for
+    the ligand side: CONTACT_ALL where every point has a receptor atom closer than the cutoff
+    (the centre's nearest atom is closer than the cutoff less the half-diagonal),
+    CONTACT_NONE where no point has (farther than the cutoff plus the half-diagonal),
+    CONTACT_CHECK between, which the kernel searches exactly. The bits above hold a slot:
+    ``slot_all[slot]`` and ``slot_maybe[slot]`` are the tracked groups (receptor restraint
+    residues, then membrane beads; one bit each) every point of the cell, or some point,
+    has as partner; slot 0 has none. With more than :data:`MASK_BITS` groups one slot says
+    "search" for every cell near a tracked atom. Margins of 1e-6 Å keep rounding on the
+    searched side, so the grid never changes a fraction.
+
+    Returns (grid int32, origin, cell, slot_all, slot_maybe)."""
+    cutoff = math.sqrt(below)
+    rec = model.rec_xyz
+    origin = rec.min(axis=0) - (cutoff + 1.0)
+    extent = rec.max(axis=0) + (cutoff + 1.0) - origin
+    cell = max(cell, float(np.cbrt(np.prod(extent) / CONTACT_MAX_CELLS)))
+    shape = np.ceil(extent / cell).astype(np.int64)
+    half = cell * math.sqrt(3.0) / 2.0
+    n_rec, n_mem = model.n_rec_restraints, model.n_membrane
+    group = np.where(
+        model.rec_restraint_group >= 0,
+        model.rec_restraint_group,
+        np.where(model.membrane_group >= 0, n_rec + model.membrane_group, -1),
+    )
+    masked = n_rec + n_mem <= MASK_BITS
+    bits = np.zeros(len(rec), dtype=np.uint64)
+    if masked:
+        bits[group >= 0] = np.left_shift(np.uint64(1), group[group >= 0].astype(np.uint64))
+    else:  # every tracked atom marks bit 0: "search here"
+        bits[group >= 0] = np.uint64(1)
+    dims = tuple(int(n) for n in shape)
+    nearest = np.full(dims, np.inf)
+    maybe = np.zeros(dims, dtype=np.uint64)
+    every = np.zeros(dims, dtype=np.uint64)
+    _splat(
+        np.ascontiguousarray(rec, dtype=np.float64),
+        bits,
+        origin,
+        cell,
+        shape,
+        cutoff,
+        half,
+        nearest,
+        maybe,
+        every,
+    )
+    d = np.sqrt(nearest)
+    grid = np.full(dims, CONTACT_CHECK, dtype=np.int32)
+    grid[d + half < cutoff - 1e-6] = CONTACT_ALL
+    grid[d - half > cutoff + 1e-6] = CONTACT_NONE
+    if not masked:
+        every[:] = 0
+        maybe[maybe != 0] = ~np.uint64(0)
+    near = np.flatnonzero(maybe.ravel())  # (slot 0, no tracked group, everywhere else)
+    pairs = np.stack([every.ravel()[near], maybe.ravel()[near]], axis=1)
+    table, slot = np.unique(pairs, axis=0, return_inverse=True)
+    flat = grid.reshape(-1)
+    flat[near] |= (slot.reshape(-1).astype(np.int32) + 1) << 2
+    table = np.vstack([np.zeros((1, 2), dtype=np.uint64), table])
+    return grid, origin, cell, np.ascontiguousarray(table[:, 0]), np.ascontiguousarray(table[:, 1])
 
 
 def grid_arrays(fast: DFIREField) -> GridArrays:
@@ -220,6 +374,11 @@ def grid_arrays(fast: DFIREField) -> GridArrays:
     sub = np.flatnonzero(tracked)
     t_starts, t_local = cell_list(rec[sub], origin, size, hi)
     t_atoms = sub[t_local].astype(np.int64)
+    if model.n_rec_restraints + model.n_lig_restraints + model.n_membrane > 0:
+        contact, c_origin, c_cell, slot_all, slot_maybe = contact_grid(model, below)
+    else:  # (no restraint terms: the kernel never reads it)
+        contact, c_origin, c_cell = np.zeros((1, 1, 1), dtype=np.int32), np.zeros(3), 1.0
+        slot_all = slot_maybe = np.zeros(1, dtype=np.uint64)
     return GridArrays(
         n_rec_modes=model.layout.n_rec,
         lig_xyz=model.lig_xyz,
@@ -240,7 +399,11 @@ def grid_arrays(fast: DFIREField) -> GridArrays:
         all_atoms=all_atoms,
         tracked_starts=t_starts,
         tracked_atoms=t_atoms,
-        tracked_near=_near_flags(t_starts),
+        contact=contact,
+        contact_origin=np.asarray(c_origin, dtype=np.float64),
+        contact_cell=float(c_cell),
+        slot_all=slot_all,
+        slot_maybe=slot_maybe,
         rec_xyz=rec,
         rec_group=model.rec_restraint_group,
         n_rec_groups=model.n_rec_restraints,
