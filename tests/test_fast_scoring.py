@@ -116,7 +116,7 @@ def regrouped(model, n_groups: int, n_beads: int):
     lig_centre = model.lig_xyz.mean(axis=0)
     near = np.argsort(np.linalg.norm(rec - lig_centre, axis=1))
     groups = np.full(len(rec), -1, dtype=model.rec_restraint_group.dtype)
-    groups[near[:n_groups * 3]] = np.arange(n_groups * 3) % n_groups
+    groups[near[: n_groups * 3]] = np.arange(n_groups * 3) % n_groups
     beads = np.full(len(rec), -1, dtype=model.membrane_group.dtype)
     beads[near[n_groups * 3 : n_groups * 3 + n_beads]] = np.arange(n_beads)
     return dataclasses.replace(
