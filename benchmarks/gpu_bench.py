@@ -3,6 +3,8 @@
 1. Parity (on the device): the golden poses of every shared complex, with and without
    restraints, scored in fp64 (must agree with LightDock 0.9.4 to 1e-9 relative) and fp32 (to
    1e-4 of fp64); and a 5-step GSO run of 2X9A on the device against the numba engine.
+   The fast scoring path (``--scoring-mode fast``): the device's fast scores of the same poses
+   against the numba fast kernel's (fractions equal, energies within fp32 rounding).
 2. Timing: 256 glowworms (the shared setups' count), 100 steps, every swarm at once (starting
    poses are made for all swarms around the setup's swarm centres), per complex and precision:
    seconds per full run (the GSO loop with outputs and checkpoints, after a warm-up run that
@@ -16,7 +18,8 @@ A time budget keeps the whole script inside ``--budget`` seconds (default 540, f
 
 Usage (on a CUDA machine; copy ../shared/bench beside it or pass --bench):
     python benchmarks/gpu_bench.py [--bench ../shared/bench] [--device cuda:0]
-        [--complexes 2VXT 2X9A ...] [--precisions fp32 fp64] [--budget 540] [--json out.json]
+        [--complexes 2VXT 2X9A ...] [--precisions fp32 fp64] [--modes exact fast]
+        [--budget 540] [--json out.json]
 Also runs on the CPU (``--device cpu --complexes 2X9A --steps 2``) to check the script.
 """
 
@@ -70,6 +73,32 @@ def parity(bench: Path, device: str) -> list[dict]:
     return rows
 
 
+def fast_parity(bench: Path, device: str) -> float:
+    """Largest relative energy difference of the fast path, device against numba, over every
+    complex's golden poses with restraints (fractions must be equal: returns inf if not)."""
+    from sparkledock.scoring.dfire import grid, grid_numba
+
+    worst = 0.0
+    for name in ORDER:
+        data = json.loads((bench / name / "golden_dfire_restraints.json").read_text())
+        poses = np.array([p for c in data["cases"] for p in c["poses"]])
+        prepared = prepare_scoring(
+            bench / name / "lightdock_setup", restraints=bench / name / "restraints.list"
+        )
+        field = grid.prepare_field(prepared.model, grid.swarm_reach(prepared.model, poses))
+        scorer = grid_numba.FastDFIRE(field)
+        host = grid_numba.score_poses(field, poses, arrays=scorer.arrays)
+        dev = scorer.device_scorer(Engine("torch", device, "fp64"), 2**30).terms(
+            torch.as_tensor(poses, device=device)
+        )
+        for term in ("p_receptor", "p_ligand", "p_membrane"):
+            if not np.array_equal(getattr(dev, term).cpu().numpy(), getattr(host, term)):
+                return float("inf")
+        rel = np.abs(dev.energy.cpu().numpy() - host.energy) / np.maximum(np.abs(host.energy), 1)
+        worst = max(worst, float(rel.max()))
+    return worst
+
+
 def gso_parity(bench: Path, device: str, tmp: Path) -> float:
     """Largest pose difference after 5 steps of 2X9A swarms 0 and 65: device vs numba."""
     roots = []
@@ -93,6 +122,7 @@ def main() -> int:
     ap.add_argument("--device", default="cuda:0")
     ap.add_argument("--complexes", nargs="+", default=ORDER)
     ap.add_argument("--precisions", nargs="+", default=["fp32", "fp64"])
+    ap.add_argument("--modes", nargs="+", default=["exact", "fast"], choices=["exact", "fast"])
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--short-steps", type=int, default=10)
     ap.add_argument("--budget", type=float, default=540.0, help="seconds for the whole script")
@@ -113,10 +143,13 @@ def main() -> int:
             worst32 = max(r["fp32_vs_fp64"] for r in rows)
             drift = gso_parity(args.bench, device, tmp)
             result["gso_pose_drift"] = drift
-            ok = worst64 < 1e-9 and worst32 < 1e-4 and drift < 1e-6
+            fast = fast_parity(args.bench, device) if "fast" in args.modes else 0.0
+            result["fast_vs_numba"] = fast
+            ok = worst64 < 1e-9 and worst32 < 1e-4 and drift < 1e-6 and fast < 1e-4
             print(
                 f"parity: fp64 vs LightDock max rel {worst64:.2e} (<1e-9), fp32 vs fp64 "
-                f"{worst32:.2e} (<1e-4), GSO poses after 5 steps vs numba {drift:.1e}: "
+                f"{worst32:.2e} (<1e-4), GSO poses after 5 steps vs numba {drift:.1e}, "
+                f"fast path vs numba {fast:.1e} (<1e-4, fractions equal): "
                 f"{'OK' if ok else 'FAILED'}",
                 flush=True,
             )
@@ -127,39 +160,47 @@ def main() -> int:
         for precision in args.precisions:
             engine = Engine("torch", device, precision)
             run_simulation(warm, 2, swarms=[0, 1], quiet=True, engine=engine)
+        runs = [("exact", p) for p in args.precisions if "exact" in args.modes]
+        runs += [("fast", "fp64")] if "fast" in args.modes else []
         print(
-            "| complex | swarms | precision | steps run | s per 100-step run | glowworm-steps/s "
-            "| groups | predicted peak GiB | measured peak GiB |",
+            "| complex | swarms | mode | precision | steps run | s per 100-step run "
+            "| glowworm-steps/s | groups | predicted peak GiB | measured peak GiB |",
             flush=True,
         )
-        print("|---|---|---|---|---|---|---|---|---|", flush=True)
+        print("|---|---|---|---|---|---|---|---|---|---|", flush=True)
         rate = None
         for cx in args.complexes:
-            for precision in args.precisions:
-                root, swarms, glow = full_setup(args.bench, cx, tmp / f"{cx}_{precision}")
+            for mode, precision in runs:
+                root, swarms, glow = full_setup(args.bench, cx, tmp / f"{cx}_{mode}_{precision}")
                 work = swarms * glow * args.steps
                 left = args.budget - (time.perf_counter() - start)
                 steps = args.steps
                 if rate is not None and work / rate > 0.8 * left:
                     steps = args.short_steps
                 t0 = time.perf_counter()
-                result = run_simulation(
-                    root, steps, quiet=True, engine=Engine("torch", device, precision)
+                run = run_simulation(
+                    root,
+                    steps,
+                    quiet=True,
+                    engine=Engine("torch", device, precision),
+                    scoring_mode=mode,
                 )
                 seconds = time.perf_counter() - t0
                 rate = swarms * glow * steps / seconds
                 full = seconds * args.steps / steps
-                plan = result.plan
-                peak = (result.peak_bytes or 0) / 2**30
+                plan = run.plan
+                peak = (run.peak_bytes or 0) / 2**30
                 mark = "" if steps == args.steps else "*"
                 print(
-                    f"| {cx} | {swarms} | {precision} | {steps} | {full:.1f}{mark} | {rate:,.0f} "
-                    f"| {plan.n_groups} | {plan.predicted_peak / 2**30:.2f} | {peak:.2f} |",
+                    f"| {cx} | {swarms} | {mode} | {precision} | {steps} | {full:.1f}{mark} "
+                    f"| {rate:,.0f} | {plan.n_groups} | {plan.predicted_peak / 2**30:.2f} "
+                    f"| {peak:.2f} |",
                     flush=True,
                 )
                 result["runs"].append(
                     {
                         "complex": cx,
+                        "mode": mode,
                         "swarms": swarms,
                         "glowworms": glow,
                         "precision": precision,
@@ -170,7 +211,7 @@ def main() -> int:
                         "glowworm_steps_per_s": rate,
                         "groups": plan.n_groups,
                         "predicted_peak_bytes": plan.predicted_peak,
-                        "measured_peak_bytes": result.peak_bytes,
+                        "measured_peak_bytes": run.peak_bytes,
                     }
                 )
                 shutil.rmtree(root)

@@ -331,9 +331,15 @@ def _load_checkpoint(path: Path, spec: RunSpec) -> _Resume | None:
 
 
 def _plan(
-    engine: Engine, prepared: PreparedScoring, n_swarms: int, n_glow: int, limit: int | None
+    engine: Engine,
+    prepared: PreparedScoring,
+    n_swarms: int,
+    n_glow: int,
+    limit: int | None,
+    fast: Any = None,
 ) -> tuple[MemoryPlan | None, Any]:
-    """Swarms per group (from the memory model) and the device scorer, for torch engines."""
+    """Swarms per group (from the memory model) and the device scorer, for torch engines
+    (the fast scorer's device form in fast mode)."""
     if not engine.on_torch:
         return None, None
     budget = int(limit if limit is not None else free_bytes(engine) * USABLE_FRACTION)
@@ -341,7 +347,10 @@ def _plan(
         workspace = min(default_workspace(engine), max(budget // 8, 2**20))
     else:  # a quarter of the budget (1–16 GiB): big chunks keep a GPU busy
         workspace = min(max(budget // 4, default_workspace(engine)), 16 * 2**30, budget // 2)
-    scorer = prepared.function.device_scorer(prepared.model, engine, workspace)
+    if fast is not None:
+        scorer = fast.device_scorer(engine, workspace)
+    else:
+        scorer = prepared.function.device_scorer(prepared.model, engine, workspace)
     plan = plan_groups(
         n_swarms,
         n_glow,
@@ -460,11 +469,6 @@ def run_swarms(
         raise EngineError("exact mode runs on the numba backend only")
     if spec.exact and spec.scoring_mode == "fast":
         raise EngineError("--exact reproduces LightDock's trajectories: it scores exactly")
-    if spec.scoring_mode == "fast" and engine.on_torch:
-        raise EngineError(
-            "fast scoring runs on the numba backend for now (use --backend numba, or "
-            "--scoring-mode exact on torch)"
-        )
     root, setup, prepared, centre = context.root, context.setup, context.prepared, context.centre
     check_steps(context, spec.steps)
     ids = spec.swarms
@@ -474,7 +478,8 @@ def run_swarms(
     resumed = _load_checkpoint(checkpoint, spec)
     done = list(resumed.done) if resumed else []
     todo = [s for s in ids if s not in set(done)]
-    plan, scorer = _plan(engine, prepared, len(todo), n_glow, memory_limit)
+    fast = context.fast if spec.scoring_mode == "fast" else None
+    plan, scorer = _plan(engine, prepared, len(todo), n_glow, memory_limit, fast)
     size = plan.swarms_per_group if plan else max(1, len(todo))
     groups = [tuple(todo[i : i + size]) for i in range(0, len(todo), size)]
     if plan is not None and not quiet:
@@ -483,8 +488,6 @@ def run_swarms(
         import torch
 
         torch.cuda.reset_peak_memory_stats(torch.device(engine.device))
-
-    fast = context.fast if spec.scoring_mode == "fast" else None
 
     def score(poses: np.ndarray) -> np.ndarray:
         if fast is not None:

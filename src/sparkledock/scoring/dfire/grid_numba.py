@@ -107,7 +107,7 @@ def _field_energy(lx, ly, lz, weights, field, origin, h):
                     corner = field[ix + cx, iy + cy, iz + cz]
                     dot = np.float32(0.0)
                     for r in range(rank):
-                        dot += wj[r] * corner[r]
+                        dot += wj[r] * np.float32(corner[r])
                     e += wx * wy * (fz if cz else 1.0 - fz) * dot
         energy += e
     return energy
@@ -447,6 +447,12 @@ class FastDFIRE:
             f"fast scoring field {self.nbytes / 2**20:.0f} MiB ({nx}×{ny}×{nz} points at "
             f"{spec.spacing:g} Å × {rank} channels)"
         )
+
+    def device_scorer(self, engine, workspace_bytes: int):
+        """This model on a torch device (:mod:`.grid_torch`), for GSO on torch."""
+        from .grid_torch import DeviceFastDFIRE
+
+        return DeviceFastDFIRE(self.arrays, engine, workspace_bytes)
 
     def score(self, poses: np.ndarray, *, threads: int | None = None) -> np.ndarray:
         """Fast scores (P,) of validated poses, with LightDock's restraint combination."""
