@@ -82,7 +82,8 @@ class MemoryPlan:
         mib = 2**20
         return (
             f"{self.n_groups} group(s) of up to {self.swarms_per_group} swarms; predicted peak "
-            f"{self.predicted_peak / mib:.0f} MiB of {self.budget_bytes / mib:.0f} MiB budget"
+            f"{self.predicted_peak / mib:.0f} MiB (model {self.model_bytes / mib:.0f} MiB) of "
+            f"{self.budget_bytes / mib:.0f} MiB budget"
         )
 
 

@@ -250,20 +250,24 @@ def prepare_field(
     spacing: float = DEFAULT_SPACING_A,
     rank: int = RANK,
     budget_bytes: int | None = DEFAULT_FIELD_BUDGET,
+    also_bytes: int = 0,
 ) -> DFIREField:
     """Build the field of ``model``'s receptor over ``reach`` (default: everywhere within the
     cutoff of the receptor).
 
     Raises:
-        FieldTooLargeError: the predicted size exceeds ``budget_bytes`` (checked before building).
+        FieldTooLargeError: the predicted size while building exceeds ``budget_bytes``
+            (checked before building; ``also_bytes``, what the caller needs beside it, the
+            contact grid, is named in the message).
     """
     spec = grid_spec(field_box(model, reach), spacing)
     need = predicted_bytes(spec, rank)
     if budget_bytes is not None and need > budget_bytes:
+        beside = f" beside {also_bytes / 2**20:.0f} MiB of contact grid" if also_bytes else ""
         raise FieldTooLargeError(
-            f"the fast-scoring field needs {need / 2**20:.0f} MiB ({spec.shape[0]}×"
-            f"{spec.shape[1]}×{spec.shape[2]} points × {rank} channels), over its budget of "
-            f"{budget_bytes / 2**20:.0f} MiB"
+            f"the fast-scoring field needs {need / 2**20:.0f} MiB while it is built "
+            f"({spec.shape[0]}×{spec.shape[1]}×{spec.shape[2]} points × {rank} channels)"
+            f"{beside}, over a budget of {(budget_bytes + also_bytes) / 2**20:.0f} MiB"
         )
     weights, _ = table_factors(rank, model.lightdock_compat)
     field, scale = quantise(build_field(model, spec, rank))

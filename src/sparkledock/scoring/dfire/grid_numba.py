@@ -21,7 +21,7 @@ from numba import njit, prange
 
 from ...pose import EXTENTS_START
 from ..terms import Terms
-from .grid import DFIREField, cell_list
+from .grid import DFIREField, cell_list, predicted_bytes
 from .model import dfire_score
 from .numba_kernel import flag_pair, store_fractions
 
@@ -295,6 +295,28 @@ def _splat(xyz, bits, origin, cell, shape, cutoff, half, nearest, maybe, every):
                             every[ix, iy, iz] |= bit
 
 
+def _contact_layout(model, below: float, cell: float = CONTACT_CELL_A):
+    """The contact grid's origin, cell edge and shape for ``model``'s receptor."""
+    cutoff = math.sqrt(below)
+    rec = model.rec_xyz
+    origin = rec.min(axis=0) - (cutoff + 1.0)
+    extent = rec.max(axis=0) + (cutoff + 1.0) - origin
+    cell = max(cell, float(np.cbrt(np.prod(extent) / CONTACT_MAX_CELLS)))
+    return origin, cell, np.ceil(extent / cell).astype(np.int64)
+
+
+#: Bytes per contact cell while the grid is built (nearest distance, two masks, the grid).
+CONTACT_BUILD_BYTES = 8 + 8 + 8 + 4
+
+
+def contact_bytes(model) -> int:
+    """Bytes the contact grid needs while it is built (0 without restraint terms)."""
+    if model.n_rec_restraints + model.n_lig_restraints + model.n_membrane == 0:
+        return 0
+    _, _, shape = _contact_layout(model, float(model.iface_below))
+    return int(np.prod(shape)) * CONTACT_BUILD_BYTES
+
+
 def contact_grid(model, below: float, cell: float = CONTACT_CELL_A):
     """The restraint terms' contact grid over the receptor's box grown by the interface
     cutoff (off it, no receptor atom is a partner), in cells of edge ``cell`` (coarser for a
@@ -312,10 +334,7 @@ def contact_grid(model, below: float, cell: float = CONTACT_CELL_A):
     Returns (grid int32, origin, cell, slot_all, slot_maybe)."""
     cutoff = math.sqrt(below)
     rec = model.rec_xyz
-    origin = rec.min(axis=0) - (cutoff + 1.0)
-    extent = rec.max(axis=0) + (cutoff + 1.0) - origin
-    cell = max(cell, float(np.cbrt(np.prod(extent) / CONTACT_MAX_CELLS)))
-    shape = np.ceil(extent / cell).astype(np.int64)
+    origin, cell, shape = _contact_layout(model, below, cell)
     half = cell * math.sqrt(3.0) / 2.0
     n_rec, n_mem = model.n_rec_restraints, model.n_membrane
     group = np.where(
@@ -431,22 +450,35 @@ def score_poses(
 class FastDFIRE:
     """The fast DFIRE scorer of one model: the field, built once, and its kernel arrays."""
 
-    def __init__(self, fast: DFIREField) -> None:
+    def __init__(self, fast: DFIREField, budget_bytes: int | None = None) -> None:
         self.fast = fast
+        #: predicted before building: the field while it is built, and the contact grid's
+        self.predicted_bytes = predicted_bytes(fast.spec, fast.field.shape[-1]) + contact_bytes(
+            fast.model
+        )
+        self.budget_bytes = budget_bytes
         self.arrays = grid_arrays(fast)
 
     @property
     def nbytes(self) -> int:
-        return self.fast.nbytes
+        """Resident bytes: the field and the contact grid."""
+        return int(self.fast.nbytes + self.arrays.contact.nbytes)
 
     def describe(self) -> str:
         spec = self.fast.spec
         nx, ny, nz = spec.shape
         rank = self.fast.field.shape[-1]
-        return (
-            f"fast scoring field {self.nbytes / 2**20:.0f} MiB ({nx}×{ny}×{nz} points at "
-            f"{spec.spacing:g} Å × {rank} channels)"
+        contact = self.arrays.contact
+        text = (
+            f"fast scoring field {self.fast.nbytes / 2**20:.1f} MiB ({nx}×{ny}×{nz} points at "
+            f"{spec.spacing:g} Å × {rank} int16 channels)"
         )
+        if contact.size > 1:
+            text += f" + contact grid {contact.nbytes / 2**20:.1f} MiB"
+        text += f"; predicted {self.predicted_bytes / 2**20:.0f} MiB while building"
+        if self.budget_bytes is not None:
+            text += f" of a {self.budget_bytes / 2**20:.0f} MiB budget"
+        return text
 
     def device_scorer(self, engine, workspace_bytes: int):
         """This model on a torch device (:mod:`.grid_torch`), for GSO on torch."""

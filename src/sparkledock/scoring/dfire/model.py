@@ -360,7 +360,10 @@ class DFIRE:
         grid = import_module(f"{__package__}.grid")
         grid_numba = import_module(f"{__package__}.grid_numba")
         reach = grid.swarm_reach(model, starts) if starts is not None else None
-        return grid_numba.FastDFIRE(grid.prepare_field(model, reach, budget_bytes=budget_bytes))
+        contact = grid_numba.contact_bytes(model)
+        field_budget = None if budget_bytes is None else budget_bytes - contact
+        field = grid.prepare_field(model, reach, budget_bytes=field_budget, also_bytes=contact)
+        return grid_numba.FastDFIRE(field, budget_bytes)
 
     def typed_atoms(
         self, partner: Partner, *, source: str = "structure", skip_unknown: bool = False
