@@ -234,6 +234,8 @@ def _clear_swarm_outputs(root: Path, swarm_ids: Sequence[int]) -> None:
 
 
 def _save_outputs(root: Path, swarm_ids: Sequence[int], state: gso.SwarmState) -> None:
+    """Every swarm's gso file of this step, then one flush to disk for all of them (before
+    the checkpoint that refers to them is written)."""
     for row, swarm in enumerate(swarm_ids):
         write_gso_output(
             SetupDir(root).gso(swarm, state.step),
@@ -242,7 +244,9 @@ def _save_outputs(root: Path, swarm_ids: Sequence[int], state: gso.SwarmState) -
             state.neighbors[row],
             state.vision_range[row],
             state.scores[row],
+            durable=False,
         )
+    os.sync()
 
 
 def _save_checkpoint(
@@ -535,11 +539,13 @@ def run_swarms(
             state = _run_group_host(run, state, score, centre, setup.layout)
         done.extend(group)
         for row, swarm in enumerate(group):
-            atomic_write_text(SetupDir(root).done_marker(swarm), spec.done_key() + "\n")
+            marker = SetupDir(root).done_marker(swarm)
+            atomic_write_text(marker, spec.done_key() + "\n", durable=False)
             seconds[swarm] = (time.perf_counter() - t0) / len(group)
             if keep_final:
                 final[swarm] = _swarm_output(state, row)
         per_group.append(log)
+        os.sync()  # (the done markers, before the checkpoint that counts them done)
         _save_checkpoint(checkpoint, spec, done, (), None, None, per_group)
     peak = None
     if engine.device.startswith("cuda"):

@@ -49,7 +49,7 @@ def cluster_swarm(setup: DockingSetup, gso_file: str | os.PathLike[str]) -> list
 def cluster_glowworms(setup: DockingSetup, data: GSOOutput) -> list[list[int]]:
     """BSAS clusters of one swarm's glowworms (representative first)."""
     # as the PDB models LightDock clusters hold them: receptor frame, 3 decimals
-    coords = complex_coordinates(setup, data.poses)[:, backbone_mask(setup)]
+    coords = complex_coordinates(setup, data.poses, backbone_mask(setup))
     coords = np.round(coords + setup.receptor_centre, 3)
     return bsas(coords, data.scores)
 

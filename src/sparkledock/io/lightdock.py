@@ -202,9 +202,12 @@ def write_gso_output(
     neighbors: np.ndarray,
     vision_range: np.ndarray,
     scores: np.ndarray,
+    durable: bool = True,
 ) -> None:
-    """Write one swarm's ``gso_<step>.out`` atomically."""
-    atomic_write_text(path, format_gso_output(poses, luciferin, neighbors, vision_range, scores))
+    """Write one swarm's ``gso_<step>.out`` atomically (``durable=False`` leaves the flush to
+    disk to the caller: one ``os.sync`` after many files)."""
+    text = format_gso_output(poses, luciferin, neighbors, vision_range, scores)
+    atomic_write_text(path, text, durable=durable)
 
 
 @dataclass(frozen=True)
