@@ -129,10 +129,13 @@ def main() -> None:
         header += ["LightDock evals/s", "x LightDock/thread", "max |rel diff|"]
     if args.fast:
         header += ["field MiB", "build s", "fast evals/s 1T", "x exact", "Spearman", "MAE"]
+        if args.lightdock_python:
+            header += ["fast x LightDock/thread"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     ratios: list[float] = []
     fast_ratios: list[float] = []
+    fast_ld_ratios: list[float] = []
     dfire = get_scoring("dfire")
     for name in args.complexes:
         cdir = args.bench / name
@@ -165,10 +168,17 @@ def main() -> None:
         if args.fast:
             row += fast_columns(dfire, model, poses, r1, args.repeats)
             fast_ratios.append(float(row[-3].rstrip("x")))
+            if args.lightdock_python:
+                fast_rate = float(row[-4].replace(",", ""))
+                fast_ld_ratios.append(fast_rate / ld_rate)
+                row.append(f"{fast_rate / ld_rate:,.0f}")
         print("| " + " | ".join(row) + " |", flush=True)
     if fast_ratios:
         gm = math.exp(sum(math.log(r) for r in fast_ratios) / len(fast_ratios))
         print(f"\ngeometric mean speed-up per thread of fast over exact scoring: {gm:.1f}x")
+    if fast_ld_ratios:
+        gm = math.exp(sum(math.log(r) for r in fast_ld_ratios) / len(fast_ld_ratios))
+        print(f"geometric mean speed-up per thread of fast scoring over LightDock: {gm:.0f}x")
     if ratios:
         gm = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
         print(f"\ngeometric mean speed-up per thread over LightDock 0.9.4: {gm:.1f}x")

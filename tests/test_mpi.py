@@ -71,6 +71,25 @@ def test_two_ranks_equal_one_process_and_resume(setup_copy, tmp_path):
     assert f"{len(SWARMS)} swarms already done" in again.stderr
 
 
+def test_fast_mode_on_two_ranks_equals_one_process(setup_copy, tmp_path):
+    if not mpi_ready():
+        pytest.skip("needs mpirun and mpi4py")
+    single = tmp_path / "single_fast"
+    shutil.copytree(setup_copy, single)
+    swarms = [int(s) for s in SWARMS]
+    run_simulation(single, 2, swarms=swarms, threads=1, quiet=True, scoring_mode="fast")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    command = [
+        "mpirun", "--oversubscribe", "-np", "2",
+        sys.executable, "-m", "sparkledock.cli", "run", str(setup_copy), "2",
+        "--swarms", *SWARMS, "--threads", "1", "--backend", "numba", "--scoring-mode", "fast",
+    ]  # fmt: skip
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert outputs(setup_copy) == outputs(single)
+    assert b"fast" in outputs(single)["swarm_0/sparkledock_done.json"]
+
+
 def test_longest_first_balances_known_loads():
     loads = lpt_loads([7, 5, 4, 3, 3, 2], 2)
     assert sorted(loads.tolist()) == [12.0, 12.0]
