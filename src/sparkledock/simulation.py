@@ -155,7 +155,9 @@ def _fast_scorer(root: Path, setup: DockingSetup, prepared, budget: int | None, 
         return None
     if not quiet:
         print(
-            f"sparkledock run: {scorer.describe()}, built in {time.perf_counter() - t0:.1f} s",
+            f"sparkledock run: {scorer.describe()}, built in {time.perf_counter() - t0:.1f} s; "
+            "gso snapshots before the last step carry fast scores, the last step is re-scored "
+            "exactly",
             file=sys.stderr,
         )
     return scorer
