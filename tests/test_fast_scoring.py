@@ -3,7 +3,9 @@ are exact."""
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import json
 import shutil
 import warnings
 
@@ -14,6 +16,7 @@ from scipy.stats import spearmanr
 from conftest import BENCH, golden, writable_setup
 from sparkledock.api import prepare_scoring
 from sparkledock.backend import resolve_engine
+from sparkledock.cli import main
 from sparkledock.driver import run_simulation
 from sparkledock.errors import EngineError, SparkledockWarning
 from sparkledock.io.lightdock import read_gso_output
@@ -224,3 +227,30 @@ def test_a_fast_run_on_torch_writes_exact_final_scores(tmp_path, prepared):
     np.testing.assert_allclose(final.scores, rescored, rtol=0, atol=1e-8)
     assert "fast" in (root / "swarm_0" / "sparkledock_done.json").read_text()
     shutil.rmtree(root)
+
+
+def test_dock_and_screen_in_fast_mode_report_exact_scores(tmp_path, capsys):
+    src = BENCH / "2X9A"
+    out = tmp_path / "dock"
+    args = ["dock", str(src / "2X9A_r_u.pdb"), str(src / "2X9A_l_u.pdb"),
+            "-r", str(src / "restraints.list"), "-o", str(out), "--steps", "3", "-g", "12",
+            "-s", "3", "--top", "3", "--quiet", "--threads", "1",
+            "--scoring-mode", "fast"]  # fmt: skip
+    assert main(args) == 0
+    record = json.loads((out / "sparkledock_dock.json").read_text())
+    assert record["scoring_mode"] == "fast"
+    setup = out / "setup"
+    exact = prepare_scoring(setup, restraints=src / "restraints.list")
+    rows = list(csv.DictReader((out / "ranking.csv").open()))
+    for row in rows[:3]:  # each ranked score is the exact score of its written pose
+        final = read_gso_output(setup / f"swarm_{row['swarm']}" / "gso_3.out")
+        pose = final.poses[int(row["glowworm"])]
+        assert float(row["score"]) == pytest.approx(exact.score(pose[None])[0], abs=1e-3)
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text(f"name,receptor,ligand\nfree,{src / '2X9A_r_u.pdb'},{src / '2X9A_l_u.pdb'}\n")
+    screen = tmp_path / "screen"
+    args = ["screen", str(pairs), "-o", str(screen), "--steps", "2", "-g", "8", "-s", "2",
+            "--top", "2", "--quiet", "--threads", "1", "--scoring-mode", "fast"]  # fmt: skip
+    assert main(args) == 0
+    marker = screen / "free" / "setup" / "swarm_0" / "sparkledock_done.json"
+    assert "fast" in marker.read_text()
