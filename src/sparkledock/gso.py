@@ -181,6 +181,15 @@ def _squared_norm(x: Array) -> Array:
     return xp.sum(x * x, axis=-1)
 
 
+def _neighbour_rows(x: Array, chosen: Array) -> Array:
+    """``x[s, chosen[s, g]]`` for (S, G, D) ``x``: each glowworm's chosen neighbour's row
+    (a pure gather; NumPy's fancy indexing is 4× faster than its ``take_along_axis``)."""
+    if isinstance(x, np.ndarray):
+        return x[np.arange(x.shape[0])[:, None], chosen]
+    xp = array_namespace(x)
+    return xp.take_along_axis(x, chosen[..., None], axis=1)
+
+
 def reference_points(poses: Array, point: Array, layout: PoseLayout) -> Array:
     """The ligand reference point of every pose: rotated then translated, (..., 3)."""
     xp = array_namespace(poses)
@@ -348,16 +357,14 @@ def advance(
 
     own = xp.arange(n_glow, device=array_device(chosen))[None, :]
     has = chosen != own
-    targets = xp.take_along_axis(state.poses, chosen[..., None], axis=1)
+    targets = _neighbour_rows(state.poses, chosen)
     stay = ~has | poses_equal(state.poses, targets, layout)
     new = xp.where(stay[..., None], state.poses, move(state.poses, targets, layout, params))
 
     discards = None
     if count_discards:
         # a neighbour earlier in the list has moved already, a later one not yet
-        neighbour_now = xp.where(
-            (chosen < own)[..., None], xp.take_along_axis(new, chosen[..., None], axis=1), targets
-        )
+        neighbour_now = xp.where((chosen < own)[..., None], _neighbour_rows(new, chosen), targets)
         extra = has & ~poses_equal(new, neighbour_now, layout)
         discards = 2 * xp.sum(xp.astype(extra, xp.int64), axis=1)
 
