@@ -70,7 +70,7 @@ def add_scoring_mode_option(p: argparse.ArgumentParser) -> None:
         default="exact",
         choices=("exact", "fast"),
         help="exact: every score exact (default); fast: the search scores with DFIRE's field "
-        "on a grid (numba), the final glowworms are re-scored exactly",
+        "on a grid (numba or torch), the final glowworms are re-scored exactly",
     )
 
 
