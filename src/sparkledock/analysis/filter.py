@@ -15,6 +15,8 @@ from ..system import DockingSetup
 from .models import complex_coordinates
 
 DEFAULT_CONTACT_CUTOFF_A = 5.0
+#: Poses whose complex coordinates are built at once.
+CHUNK = 32
 
 
 def satisfaction(
@@ -38,7 +40,10 @@ def satisfaction(
     out = np.zeros(len(poses))
     if total == 0:
         return out
-    for p, xyz in enumerate(complex_coordinates(setup, poses)):
+    for p in range(len(poses)):
+        if p % CHUNK == 0:  # (a few poses at a time: a large receptor's conformers are big)
+            chunk = complex_coordinates(setup, poses[p : p + CHUNK])
+        xyz = chunk[p % CHUNK]
         rec, lig = xyz[:n_rec], xyz[n_rec:]
         rec_near = cKDTree(lig).query(rec, distance_upper_bound=cutoff)[0] <= cutoff
         lig_near = cKDTree(rec).query(lig, distance_upper_bound=cutoff)[0] <= cutoff
