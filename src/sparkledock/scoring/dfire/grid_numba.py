@@ -149,8 +149,10 @@ def _conformer(pose, ext0, x0, y0, z0, mx, my, mz, lx, ly, lz):
 
 
 @njit(cache=True, inline="never")
-def _mark(j, lx, ly, lz, starts, atoms, m, rec_hit, lig_hit, mem_hit):
-    """Flag the groups of interface pairs of ligand atom ``j`` with the atoms of a cell list."""
+def _scan(j, lx, ly, lz, starts, atoms, m, rec_hit, lig_hit, mem_hit, any_only):
+    """Interface partners of ligand atom ``j`` among the atoms of a cell list (the 27 cells
+    around it): with ``any_only``, whether there is one (the first returns True); otherwise
+    flag the groups of every such pair (and return False)."""
     s = m.cell_size
     cx = math.floor((lx[j] - m.cell_origin[0]) / s)
     cy = math.floor((ly[j] - m.cell_origin[1]) / s)
@@ -165,31 +167,11 @@ def _mark(j, lx, ly, lz, starts, atoms, m, rec_hit, lig_hit, mem_hit):
                     dy = m.rec_xyz[i, 1] - ly[j]
                     dz = m.rec_xyz[i, 2] - lz[j]
                     if dx * dx + dy * dy + dz * dz < m.below:
+                        if any_only:
+                            return True
                         flag_pair(
                             i, j, m.rec_group, rec_hit, m.lig_group, lig_hit, m.mem_group, mem_hit
                         )
-
-
-@njit(cache=True, inline="never")
-def _search_receptor(j, lx, ly, lz, m):
-    """Whether any receptor atom is an interface partner of ligand atom ``j`` (searched in
-    the cell list of every receptor atom; first hit returns)."""
-    s = m.cell_size
-    starts, atoms = m.all_starts, m.all_atoms
-    ax0 = math.floor((lx[j] - m.cell_origin[0]) / s)
-    ay0 = math.floor((ly[j] - m.cell_origin[1]) / s)
-    az0 = math.floor((lz[j] - m.cell_origin[2]) / s)
-    ncx, ncy, ncz = starts.shape[0], starts.shape[1], starts.shape[2] - 1
-    for ax in range(max(ax0 - 1, 0), min(ax0 + 2, ncx)):
-        for ay in range(max(ay0 - 1, 0), min(ay0 + 2, ncy)):
-            for az in range(max(az0 - 1, 0), min(az0 + 2, ncz)):
-                for q in range(starts[ax, ay, az], starts[ax, ay, az + 1]):
-                    i = atoms[q]
-                    dx = m.rec_xyz[i, 0] - lx[j]
-                    dy = m.rec_xyz[i, 1] - ly[j]
-                    dz = m.rec_xyz[i, 2] - lz[j]
-                    if dx * dx + dy * dy + dz * dz < m.below:
-                        return True
     return False
 
 
@@ -234,16 +216,17 @@ def _score_one(pose, m, out):
         if g >= 0 and not lig_hit[g]:  # any receptor atom counts for a restrained ligand atom
             cls = kind & 3
             if cls == CONTACT_CHECK:
-                lig_hit[g] = _search_receptor(j, lx, ly, lz, m)
+                lig_hit[g] = _scan(
+                    j, lx, ly, lz, m.all_starts, m.all_atoms, m, rec_hit, lig_hit, mem_hit, True
+                )
             else:
                 lig_hit[g] = cls == CONTACT_ALL
         slot = kind >> 2
         if slot > 0:
             decided |= m.slot_all[slot]
             if (m.slot_maybe[slot] & ~decided) != 0:  # a group the cell cannot decide, not yet hit
-                _mark(
-                    j, lx, ly, lz, m.tracked_starts, m.tracked_atoms, m, rec_hit, lig_hit, mem_hit
-                )
+                tracked = (m.tracked_starts, m.tracked_atoms)
+                _scan(j, lx, ly, lz, *tracked, m, rec_hit, lig_hit, mem_hit, False)
     n_rec = m.n_rec_groups
     if n_rec + m.n_mem_groups <= MASK_BITS:
         for bit in range(n_rec + m.n_mem_groups):
