@@ -105,6 +105,9 @@ class RunContext:
     prepared: PreparedScoring
     centre: np.ndarray
     fast: Any = None
+    #: starting poses already parsed (fast mode reads every file for the field's reach), by
+    #: resolved path, so a run does not parse them twice
+    parsed: dict[Path, np.ndarray] = field(default_factory=dict)
 
 
 def load_run_context(
@@ -129,20 +132,30 @@ def load_run_context(
     centre = ellipsoid_centre(setup.ligand.atoms.coords)
     if scoring_mode not in SCORING_MODES:
         raise EngineError(f"unknown scoring mode {scoring_mode!r} (exact or fast)")
-    fast = None
+    fast, parsed = None, {}
     if scoring_mode == "fast":
-        fast = _fast_scorer(root, setup, prepared, field_budget, quiet)
-    return RunContext(root, setup, prepared, centre, fast)
+        fast = _fast_scorer(root, setup, prepared, field_budget, quiet, parsed)
+    return RunContext(root, setup, prepared, centre, fast, parsed)
 
 
-def _fast_scorer(root: Path, setup: DockingSetup, prepared, budget: int | None, quiet: bool):
-    """The scoring function's fast scorer over the reach of every swarm's starting poses."""
+def _fast_scorer(
+    root: Path,
+    setup: DockingSetup,
+    prepared,
+    budget: int | None,
+    quiet: bool,
+    parsed: dict[Path, np.ndarray],
+):
+    """The scoring function's fast scorer over the reach of every swarm's starting poses
+    (the parsed files are kept in ``parsed``)."""
     builder = getattr(prepared.function, "fast_scorer", None)
     if builder is None:
         raise EngineError(f"scoring {prepared.function.name!r} has no fast mode")
     folder = SetupDir(root)
     files = sorted(folder.init.glob("initial_positions_*.dat"))
-    starts = np.concatenate([read_poses(f, setup.layout) for f in files]) if files else None
+    for f in files:
+        parsed[f.resolve()] = read_poses(f, setup.layout)
+    starts = np.concatenate(list(parsed.values())) if files else None
     t0 = time.perf_counter()
     try:
         scorer = builder(
@@ -443,7 +456,9 @@ def read_starts(context: RunContext, ids: Sequence[int], exact: bool) -> dict[in
     n_swarms = int(context.setup.config.get("swarms", 0))
     starts: dict[int, np.ndarray] = {}
     for swarm, path in starting_files(context.root, n_swarms, ids, exact).items():
-        poses = read_poses(path, context.setup.layout)
+        poses = context.parsed.get(Path(path).resolve())
+        if poses is None:
+            poses = read_poses(path, context.setup.layout)
         if starts and len(poses) != len(next(iter(starts.values()))):
             raise InputFileError(
                 f"{path}: {len(poses)} glowworms, "
