@@ -40,15 +40,15 @@ def satisfaction(
     out = np.zeros(len(poses))
     if total == 0:
         return out
-    for p in range(len(poses)):
-        if p % CHUNK == 0:  # (a few poses at a time: a large receptor's conformers are big)
-            chunk = complex_coordinates(setup, poses[p : p + CHUNK])
-        xyz = chunk[p % CHUNK]
-        rec, lig = xyz[:n_rec], xyz[n_rec:]
-        rec_near = cKDTree(lig).query(rec, distance_upper_bound=cutoff)[0] <= cutoff
-        lig_near = cKDTree(rec).query(lig, distance_upper_bound=cutoff)[0] <= cutoff
-        hit = len(set(rec_ids[rec_near]) & set(rec_want)) + len(
-            set(lig_ids[lig_near]) & set(lig_want)
-        )
-        out[p] = hit / total
+    # a few poses at a time: a large receptor's conformers are big
+    for start in range(0, len(poses), CHUNK):
+        chunk = complex_coordinates(setup, poses[start : start + CHUNK])
+        for p, xyz in enumerate(chunk, start):
+            rec, lig = xyz[:n_rec], xyz[n_rec:]
+            rec_near = cKDTree(lig).query(rec, distance_upper_bound=cutoff)[0] <= cutoff
+            lig_near = cKDTree(rec).query(lig, distance_upper_bound=cutoff)[0] <= cutoff
+            hit = len(set(rec_ids[rec_near]) & set(rec_want)) + len(
+                set(lig_ids[lig_near]) & set(lig_want)
+            )
+            out[p] = hit / total
     return out

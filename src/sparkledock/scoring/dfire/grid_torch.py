@@ -140,22 +140,16 @@ class DeviceFastDFIRE:
 
     def score(self, poses: torch.Tensor) -> torch.Tensor:
         """Fast scores (P,) of (P, D) float64 poses on the device."""
-        out = [
-            self._score_chunk(poses[i : i + self.chunk]) for i in range(0, len(poses), self.chunk)
-        ]
-        if not out:
+        if not len(poses):
             return torch.zeros(0, dtype=torch.float64, device=self.device)
-        return torch.cat(out)
+        return dfire_score(self.terms(poses))  # (elementwise over poses)
 
     def terms(self, poses: torch.Tensor) -> Terms:
-        """Energies and fractions (each (P,)) of (P, D) poses."""
+        """Energies and fractions (each (P,)) of (P, D) poses, a chunk at a time."""
         parts = [self._terms(poses[i : i + self.chunk]) for i in range(0, len(poses), self.chunk)]
         return Terms(
             *(torch.cat([getattr(p, f) for p in parts]) for f in Terms.__dataclass_fields__)
         )
-
-    def _score_chunk(self, poses: torch.Tensor) -> torch.Tensor:
-        return dfire_score(self._terms(poses))
 
     def conformers(self, poses: torch.Tensor) -> torch.Tensor:
         """Ligand coordinates (P, L, 3) float64: modes, rotation matrix, translation."""
@@ -242,10 +236,11 @@ class DeviceFastDFIRE:
         flat_bits = bits.view(-1)
         pos = p_idx[:, None] * (self.n_bits + 1) + hit_bit
         flat_bits.scatter_(0, pos.reshape(-1), torch.ones_like(pos.reshape(-1)))
-        p_rec = bits[:, : self.n_rec].sum(dim=1).to(torch.float64) / max(self.n_rec, 1)
-        p_mem = bits[:, self.n_rec : self.n_bits].sum(dim=1).to(torch.float64) / max(self.n_mem, 1)
-        if self.n_rec == 0:
-            p_rec = zeros.clone()
-        if self.n_mem == 0:
-            p_mem = zeros.clone()
+        counts = bits.to(torch.float64)
+        p_rec = counts[:, : self.n_rec].sum(dim=1) / self.n_rec if self.n_rec else zeros.clone()
+        p_mem = (
+            counts[:, self.n_rec : self.n_bits].sum(dim=1) / self.n_mem
+            if self.n_mem
+            else zeros.clone()
+        )
         return Terms(energy, p_rec, p_lig, p_mem)
