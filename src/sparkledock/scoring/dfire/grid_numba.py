@@ -96,19 +96,36 @@ def _field_energy(lx, ly, lz, weights, field, origin, h):
         fx = gx - ix
         fy = gy - iy
         fz = gz - iz
-        # each corner's value for the atom's type (a dot over the channels), trilinear
+        # the channels interpolated trilinearly, then one dot with the atom's type factor
+        # (the same sum as dotting each corner: one horizontal reduction instead of eight)
+        wx1 = np.float32(fx)
+        wy1 = np.float32(fy)
+        wz1 = np.float32(fz)
+        wx0 = np.float32(1.0) - wx1
+        wy0 = np.float32(1.0) - wy1
+        wz0 = np.float32(1.0) - wz1
+        c000 = field[ix, iy, iz]
+        c001 = field[ix, iy, iz + 1]
+        c010 = field[ix, iy + 1, iz]
+        c011 = field[ix, iy + 1, iz + 1]
+        c100 = field[ix + 1, iy, iz]
+        c101 = field[ix + 1, iy, iz + 1]
+        c110 = field[ix + 1, iy + 1, iz]
+        c111 = field[ix + 1, iy + 1, iz + 1]
+        w00 = wx0 * wy0
+        w01 = wx0 * wy1
+        w10 = wx1 * wy0
+        w11 = wx1 * wy1
         wj = weights[j]
-        e = 0.0
-        for cx in range(2):
-            wx = fx if cx else 1.0 - fx
-            for cy in range(2):
-                wy = fy if cy else 1.0 - fy
-                for cz in range(2):
-                    corner = field[ix + cx, iy + cy, iz + cz]
-                    dot = np.float32(0.0)
-                    for r in range(rank):
-                        dot += wj[r] * np.float32(corner[r])
-                    e += wx * wy * (fz if cz else 1.0 - fz) * dot
+        e = np.float32(0.0)
+        for r in range(rank):
+            v = (
+                w00 * (wz0 * np.float32(c000[r]) + wz1 * np.float32(c001[r]))
+                + w01 * (wz0 * np.float32(c010[r]) + wz1 * np.float32(c011[r]))
+                + w10 * (wz0 * np.float32(c100[r]) + wz1 * np.float32(c101[r]))
+                + w11 * (wz0 * np.float32(c110[r]) + wz1 * np.float32(c111[r]))
+            )
+            e += wj[r] * v
         energy += e
     return energy
 
@@ -288,8 +305,9 @@ def _contact_layout(model, below: float, cell: float = CONTACT_CELL_A):
     return origin, cell, np.ceil(extent / cell).astype(np.int64)
 
 
-#: Bytes per contact cell while the grid is built (nearest distance, two masks, the grid).
-CONTACT_BUILD_BYTES = 8 + 8 + 8 + 4
+#: Bytes per contact cell while the grid is built (nearest distance, two masks, the grid
+#: and its narrowed copy).
+CONTACT_BUILD_BYTES = 8 + 8 + 8 + 4 + 4
 
 
 def contact_bytes(model) -> int:
@@ -298,6 +316,16 @@ def contact_bytes(model) -> int:
         return 0
     _, _, shape = _contact_layout(model, float(model.iface_below))
     return int(np.prod(shape)) * CONTACT_BUILD_BYTES
+
+
+def _smallest_unsigned(largest: int) -> type:
+    """The narrowest unsigned integer type that holds ``largest``: a smaller contact grid
+    stays in cache (its lookups cost up to a third of a restrained evaluation as int32 on
+    large receptors; uint16 is about 1.2x faster there)."""
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if largest <= np.iinfo(dtype).max:
+            return dtype
+    raise ValueError(f"contact grid value {largest} does not fit 32 bits")
 
 
 def contact_grid(model, below: float, cell: float = CONTACT_CELL_A):
@@ -314,7 +342,8 @@ def contact_grid(model, below: float, cell: float = CONTACT_CELL_A):
     "search" for every cell near a tracked atom. Margins of 1e-6 Å keep rounding on the
     searched side, so the grid never changes a fraction.
 
-    Returns (grid int32, origin, cell, slot_all, slot_maybe)."""
+    Returns (grid, in the narrowest unsigned type that holds it; origin; cell; slot_all;
+    slot_maybe)."""
     cutoff = math.sqrt(below)
     rec = model.rec_xyz
     origin, cell, shape = _contact_layout(model, below, cell)
@@ -360,6 +389,7 @@ def contact_grid(model, below: float, cell: float = CONTACT_CELL_A):
     flat = grid.reshape(-1)
     flat[near] |= (slot.reshape(-1).astype(np.int32) + 1) << 2
     table = np.vstack([np.zeros((1, 2), dtype=np.uint64), table])
+    grid = grid.astype(_smallest_unsigned(int(grid.max())))
     return grid, origin, cell, np.ascontiguousarray(table[:, 0]), np.ascontiguousarray(table[:, 1])
 
 
