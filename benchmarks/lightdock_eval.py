@@ -1,11 +1,13 @@
 """Time LightDock 0.9.4's own pose evaluation (run with a LightDock venv's python).
 
-Usage: LIGHTDOCK_PYTHON lightdock_eval.py SETUP_DIR POSES.npy [RESTRAINTS]
-Prints JSON: {"seconds_per_eval": ..., "scores": [...]}. Evaluation goes through
+Usage: LIGHTDOCK_PYTHON lightdock_eval.py SETUP_DIR POSES.npy [RESTRAINTS] [--scoring NAME]
+Prints JSON: {"seconds_per_eval": ..., "scores": [...]}. NAME is a LightDock scoring module
+(``lightdock.scoring.NAME``; default ``fastdfire``). Evaluation goes through
 DockingLandscapePosition.evaluate_objective_function, the call LightDock's GSO makes per
 glowworm, so conformer building and scoring are both timed. Single-threaded by design.
 """
 
+import importlib
 import json
 import os
 import sys
@@ -14,13 +16,20 @@ import time
 import numpy as np
 from lightdock.gso.searchspace.landscape import DockingLandscapePosition
 from lightdock.prep.simulation import parse_restraints_file, read_input_structure
-from lightdock.scoring.fastdfire.driver import DFIRE, DFIREAdapter
 from lightdock.structure.nm import read_nmodes
 
 
 def main() -> None:
-    setup_dir, poses_file = sys.argv[1], sys.argv[2]
-    restraints_file = sys.argv[3] if len(sys.argv) > 3 else None
+    args = sys.argv[1:]
+    scoring = "fastdfire"
+    if "--scoring" in args:
+        at = args.index("--scoring")
+        scoring = args[at + 1]
+        del args[at : at + 2]
+    setup_dir, poses_file = args[0], args[1]
+    restraints_file = os.path.abspath(args[2]) if len(args) > 2 else None
+    driver = importlib.import_module(f"lightdock.scoring.{scoring}.driver")
+    poses_file = os.path.abspath(poses_file)
     poses = np.load(poses_file)
     os.chdir(setup_dir)
     with open("setup.json") as handle:
@@ -50,8 +59,8 @@ def main() -> None:
         parsed = parse_restraints_file(restraints_file)
         rec_r = parsed["receptor"]["active"] or None
         lig_r = parsed["ligand"]["active"] or None
-    adapter = DFIREAdapter(rec, lig, rec_r, lig_r)
-    function = DFIRE()
+    adapter = driver.DefinedModelAdapter(rec, lig, rec_r, lig_r)
+    function = driver.DefinedScoringFunction()
     positions = [
         DockingLandscapePosition(
             function,

@@ -53,6 +53,12 @@ class Partner:
         full[:, self.mask, :] = self.modes
         return full
 
+    def subset(self, keep: np.ndarray) -> Partner:
+        """The partner restricted to the atoms in ``keep`` (modes follow their atoms)."""
+        if keep.all():
+            return self
+        return Partner(self.atoms.select(keep), self.modes[:, keep[self.mask], :], self.mask[keep])
+
     @classmethod
     def rigid(cls, atoms: Atoms) -> Partner:
         """A partner without normal modes."""

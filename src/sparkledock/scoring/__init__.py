@@ -19,6 +19,7 @@ from ..errors import EngineError
 from ..restraints import Restraints
 from ..system import Partner
 from .dfire import DFIRE
+from .vdw import VdW
 
 
 class DeviceScorer(Protocol):
@@ -65,7 +66,7 @@ class ScoringFunction(Protocol):
         ...
 
 
-SCORING_FUNCTIONS: dict[str, type] = {"dfire": DFIRE, "fastdfire": DFIRE}
+SCORING_FUNCTIONS: dict[str, type] = {"dfire": DFIRE, "fastdfire": DFIRE, "vdw": VdW}
 
 
 def get_scoring(name: str) -> ScoringFunction:

@@ -20,10 +20,10 @@ import numpy as np
 from numba import njit, prange
 
 from ...pose import EXTENTS_START
+from ..numba_common import flag_pair, store_fractions
 from ..terms import Terms
 from .grid import DFIREField, cell_list, predicted_bytes
 from .model import dfire_score
-from .numba_kernel import flag_pair, store_fractions
 
 
 class GridArrays(NamedTuple):

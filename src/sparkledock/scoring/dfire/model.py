@@ -38,11 +38,12 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ...backend import Engine
-from ...errors import EngineError, RestraintError, SkippedAtomWarning, UnsupportedAtomError
+from ...errors import EngineError, SkippedAtomWarning, UnsupportedAtomError
 from ...pose import PoseLayout
 from ...restraints import Restraints
 from ...spatial import DEFAULT_TILE_SIZE, Tiles, build_tiles
 from ...system import Partner
+from ..groups import residue_groups, restraint_groups
 from ..terms import Terms, lightdock_score
 
 DFIRE_CUTOFF_A = 15.0
@@ -283,23 +284,6 @@ def atom_types(
     return types, ~unknown
 
 
-def _subset(partner: Partner, keep: np.ndarray) -> Partner:
-    """The partner restricted to atoms in ``keep`` (modes follow their atoms)."""
-    if keep.all():
-        return partner
-    masked_keep = keep[partner.mask]
-    return Partner(partner.atoms.select(keep), partner.modes[:, masked_keep, :], partner.mask[keep])
-
-
-def _residue_groups(residue_ids: np.ndarray, wanted: list[str]) -> tuple[np.ndarray, list[str]]:
-    """Per atom, the index into ``wanted`` of its residue, or −1; and residues not found."""
-    index = {rid: i for i, rid in enumerate(wanted)}
-    groups = np.array([index.get(r, -1) for r in residue_ids], dtype=np.int64)
-    found = set(groups[groups >= 0].tolist())
-    missing = [rid for i, rid in enumerate(wanted) if i not in found]
-    return groups, missing
-
-
 @dataclass(frozen=True)
 class DFIREModel:
     """Everything a DFIRE kernel needs, as arrays (built by :meth:`DFIRE.prepare`)."""
@@ -403,22 +387,13 @@ class DFIRE:
         """
         rec_types, rec_keep = atom_types(receptor, source=names[0], skip_unknown=skip_unknown)
         lig_types, lig_keep = atom_types(ligand, source=names[1], skip_unknown=skip_unknown)
-        receptor, ligand = _subset(receptor, rec_keep), _subset(ligand, lig_keep)
+        receptor, ligand = receptor.subset(rec_keep), ligand.subset(lig_keep)
         rec_types, lig_types = rec_types[rec_keep], lig_types[lig_keep]
 
+        groups = restraint_groups(receptor, ligand, restraints, names)
         rec_ids = receptor.atoms.residue_ids()
-        lig_ids = ligand.atoms.residue_ids()
-        groups = []
-        for side, ids, name in (("receptor", rec_ids, names[0]), ("ligand", lig_ids, names[1])):
-            wanted = list(getattr(restraints, side).active) if restraints else []
-            group, missing = _residue_groups(ids, wanted)
-            if missing:
-                raise RestraintError(
-                    f"{restraints.source}: {side} restraint {missing[0]} not found in {name}"
-                )
-            groups.append((group, len(wanted)))
         membrane_ids = sorted(set(rec_ids[receptor.atoms.res_name == MEMBRANE_RESIDUE]))
-        membrane_group, _ = _residue_groups(rec_ids, membrane_ids)
+        membrane_group, _ = residue_groups(rec_ids, membrane_ids)
 
         rec_modes = receptor.full_modes()
         lig_modes = ligand.full_modes()
@@ -438,10 +413,10 @@ class DFIRE:
             iface_below=interface_below(lightdock_compat),
             iface_kmax=LIGHTDOCK_INTERFACE_K_MAX if lightdock_compat else K_MAX,
             iface_d2max=np.inf if lightdock_compat else INTERFACE_CUTOFF_A**2,
-            rec_restraint_group=groups[0][0],
-            n_rec_restraints=groups[0][1],
-            lig_restraint_group=groups[1][0],
-            n_lig_restraints=groups[1][1],
+            rec_restraint_group=groups.receptor,
+            n_rec_restraints=groups.n_receptor,
+            lig_restraint_group=groups.ligand,
+            n_lig_restraints=groups.n_ligand,
             membrane_group=membrane_group,
             n_membrane=len(membrane_ids),
             lightdock_compat=lightdock_compat,

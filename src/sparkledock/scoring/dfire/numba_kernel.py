@@ -34,6 +34,7 @@ import numpy as np
 from numba import njit, prange
 
 from ...pose import EXTENTS_START
+from ..numba_common import flag_pair, gap2, ligand_conformer, store_fractions
 from ..terms import Terms
 from .model import (
     DFIRE_CUTOFF2,
@@ -51,41 +52,6 @@ _CUTOFF = math.sqrt(DFIRE_CUTOFF2)
 LIG_SUB = 8
 LIG_GROUP = 4
 REC_SUB = 8
-
-
-@njit(cache=True, inline="always")
-def _gap2(a, b):
-    """Squared gap between boxes ``a`` and ``b`` (``[lo0, lo1, lo2, hi0, hi1, hi2]``)."""
-    g = 0.0
-    for d in range(3):
-        x = max(b[d] - a[d + 3], a[d] - b[d + 3], 0.0)
-        g += x * x
-    return g
-
-
-@njit(cache=True, inline="never")
-def ligand_conformer(pose, lig_ext0, lig_xyz, lig_modes, lx, ly, lz):
-    """Ligand coordinates for ``pose`` (struct of arrays), in LightDock's operation order:
-    modes one at a time, then ``q v q⁻¹`` with ``q⁻¹ = conj(q)/|q|²``, then translation."""
-    qw, qx, qy, qz = pose[3], pose[4], pose[5], pose[6]
-    n2 = qw * qw + qx * qx + qy * qy + qz * qz
-    iw, ix, iy, iz = qw / n2, -qx / n2, -qy / n2, -qz / n2
-    for j in range(lig_xyz.shape[0]):
-        a = lig_xyz[j, 0]
-        b = lig_xyz[j, 1]
-        c = lig_xyz[j, 2]
-        for k in range(lig_modes.shape[0]):
-            e = pose[lig_ext0 + k]
-            a += lig_modes[k, j, 0] * e
-            b += lig_modes[k, j, 1] * e
-            c += lig_modes[k, j, 2] * e
-        tw = qw * 0.0 - qx * a - qy * b - qz * c
-        tx = qw * a + qx * 0.0 + qy * c - qz * b
-        ty = qw * b - qx * c + qy * 0.0 + qz * a
-        tz = qw * c + qx * b - qy * a + qz * 0.0
-        lx[j] = (tw * ix + tx * iw + ty * iz - tz * iy) + pose[0]
-        ly[j] = (tw * iy - tx * iz + ty * iw + tz * ix) + pose[1]
-        lz[j] = (tw * iz + tx * iy - ty * ix + tz * iw) + pose[2]
 
 
 @njit(cache=True, inline="never")
@@ -154,7 +120,7 @@ def _near_groups(box, group_box, cut2, groups):
     """Ligand groups whose boxes come within ``sqrt(cut2)`` of ``box``; returns the count."""
     n = 0
     for g in range(group_box.shape[0]):
-        if _gap2(box, group_box[g]) <= cut2:
+        if gap2(box, group_box[g]) <= cut2:
             groups[n] = g
             n += 1
     return n
@@ -169,7 +135,7 @@ def _tile_candidates(box, groups, n_groups, sub_box, cand, cand_box):
     for q in range(n_groups):
         g = groups[q]
         for s in range(g * LIG_GROUP, min((g + 1) * LIG_GROUP, n_sub)):
-            if _gap2(box, sub_box[s]) <= DFIRE_CUTOFF2:
+            if gap2(box, sub_box[s]) <= DFIRE_CUTOFF2:
                 cand[n_cand] = s
                 for d in range(6):
                     cand_box[d, n_cand] = sub_box[s, d]
@@ -238,29 +204,6 @@ def _accumulate(energy, roff, hit_j, d2_of, n_hit, lig_off, table, cell_bins, bi
             b = bins[np.uint64(max(int(math.sqrt(d2) * 2.0 - 1.0), 0))]
         energy += table[np.uint64(roff + lig_off[j] + b)]
     return energy
-
-
-@njit(cache=True, inline="always")
-def flag_pair(i, j, rec_group, rec_hit, lig_group, lig_hit, mem_group, mem_hit):
-    """Flag the restraint residues and membrane bead of an interface pair (receptor atom
-    ``i``, ligand atom ``j``): the one definition for the exact and fast kernels."""
-    g = rec_group[i]
-    if g >= 0:
-        rec_hit[g] = True
-    g = lig_group[j]
-    if g >= 0:
-        lig_hit[g] = True
-    g = mem_group[i]
-    if g >= 0:
-        mem_hit[g] = True
-
-
-@njit(cache=True, inline="always")
-def store_fractions(out, rec_hit, n_rec, lig_hit, n_lig, mem_hit, n_mem):
-    """``out[1:4]``: the fraction of each group hit (0 for an empty group)."""
-    out[1] = rec_hit.sum() / n_rec if n_rec > 0 else 0.0
-    out[2] = lig_hit.sum() / n_lig if n_lig > 0 else 0.0
-    out[3] = mem_hit.sum() / n_mem if n_mem > 0 else 0.0
 
 
 @njit(cache=True, inline="never")
@@ -341,7 +284,7 @@ def _score_one(pose, m, out):
         for d in range(3):
             tile_box[d] = rt_lo[t, d] - reach
             tile_box[d + 3] = rt_hi[t, d] + reach
-        if _gap2(tile_box, all_box) > bound_cut2 or _gap2(tile_box, centre) > sphere_cut2:
+        if gap2(tile_box, all_box) > bound_cut2 or gap2(tile_box, centre) > sphere_cut2:
             continue
         # ligand groups the tile can reach at its largest displacement: none, no conformer
         n_groups = _near_groups(tile_box, group_box, bound_cut2, groups)

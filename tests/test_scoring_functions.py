@@ -1,0 +1,89 @@
+"""LightDock's other scoring functions: parity with LightDock 0.9.4 on golden poses (scores
+made with LightDock in its own venv: benchmarks/scoring_functions.py --write-golden), the
+numba kernels against the all-pairs NumPy oracles, and clear errors on what a function cannot
+type."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from conftest import BENCH, DATA, golden
+from sparkledock.errors import UnsupportedAtomError
+from sparkledock.io.restraints import read_restraints
+from sparkledock.scoring import get_scoring
+from sparkledock.system import Partner
+
+GOLDEN = DATA / "golden_scoring"
+CASES = sorted(p.stem.split("_", 1) for p in GOLDEN.glob("*.json"))
+
+
+@pytest.mark.parametrize(("function", "complex_name"), CASES)
+@pytest.mark.parametrize("restrained", [False, True])
+def test_scores_equal_lightdock(setups, function, complex_name, restrained):
+    setup = setups(complex_name)
+    record = json.loads((GOLDEN / f"{function}_{complex_name}.json").read_text())
+    expected = np.array(record["scores"]["restraints" if restrained else "plain"])
+    restraints = read_restraints(BENCH / complex_name / "restraints.list") if restrained else None
+    scoring = get_scoring(function)
+    model = scoring.prepare(setup.receptor, setup.ligand, restraints)
+    poses, _ = golden(complex_name)
+    got = scoring.score(model, poses)
+    assert np.max(np.abs(got - expected) / np.abs(expected)) < 1e-12
+    if restrained:  # the restraint terms changed something: the test can fail on them
+        plain = scoring.score(scoring.prepare(setup.receptor, setup.ligand), poses)
+        assert not np.allclose(plain, got)
+
+
+@pytest.mark.parametrize("function", sorted({f for f, _ in CASES}))
+def test_numba_equals_the_numpy_oracle(setups, function):
+    setup = setups("2X9A")
+    scoring = get_scoring(function)
+    model = scoring.prepare(
+        setup.receptor, setup.ligand, read_restraints(BENCH / "2X9A" / "restraints.list")
+    )
+    poses, _ = golden("2X9A")
+    rng = np.random.default_rng(3)
+    jittered = poses.copy()
+    jittered[:, :3] += rng.uniform(-2.0, 2.0, jittered[:, :3].shape)
+    jittered[:, 7:] += rng.uniform(-0.5, 0.5, jittered[:, 7:].shape)
+    for batch in (poses, jittered):
+        fast = scoring.score(model, batch, backend="numba", threads=2)
+        oracle = scoring.score(model, batch, backend="numpy")
+        np.testing.assert_allclose(fast, oracle, rtol=1e-11, atol=1e-9)
+        one = scoring.score(model, batch, backend="numba", threads=1)
+        assert np.array_equal(fast, one)  # thread count never changes a bit
+
+
+@pytest.mark.parametrize("function", sorted({f for f, _ in CASES}))
+def test_an_atom_without_parameters_is_a_one_line_error(setups, function):
+    setup = setups("2X9A")
+    atoms = setup.ligand.atoms
+    names = atoms.atom_name.copy()
+    names[5] = "XX9"
+    ligand = Partner(replace(atoms, atom_name=names), setup.ligand.modes, setup.ligand.mask)
+    scoring = get_scoring(function)
+    with pytest.raises(UnsupportedAtomError) as err:
+        scoring.prepare(setup.receptor, ligand, names=("receptor.pdb", "ligand.pdb"))
+    message = str(err.value)
+    assert "\n" not in message and "ligand.pdb" in message and "XX9" in message
+    assert f"{atoms.res_name[5]} {atoms.res_seq[5]}" in message
+    with pytest.warns(UserWarning, match="skipped"):
+        model = scoring.prepare(setup.receptor, ligand, skip_unknown=True)
+    assert len(model.lig_xyz) == len(atoms) - 1
+
+
+@pytest.mark.parametrize("function", ["vdw"])
+def test_exact_run_reproduces_lightdocks_trajectory(tmp_path, function):
+    """``sparkledock run --exact --scoring F`` writes LightDock's own gso file, byte for byte."""
+    from conftest import writable_setup
+    from sparkledock.cli import main
+
+    setup_dir = writable_setup(tmp_path / "setup")
+    argv = ["run", str(setup_dir), "10", "--scoring", function, "--swarms", "0", "--exact"]
+    assert main([*argv, "--quiet"]) == 0
+    reference = DATA / "lightdock_runs" / f"2X9A_swarm0_{function}_seed324324" / "gso_10.out"
+    assert (setup_dir / "swarm_0" / "gso_10.out").read_text() == reference.read_text()
