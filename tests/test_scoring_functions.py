@@ -87,3 +87,85 @@ def test_exact_run_reproduces_lightdocks_trajectory(tmp_path, function):
     assert main([*argv, "--quiet"]) == 0
     reference = DATA / "lightdock_runs" / f"2X9A_swarm0_{function}_seed324324" / "gso_10.out"
     assert (setup_dir / "swarm_0" / "gso_10.out").read_text() == reference.read_text()
+
+
+def test_exact_run_with_a_scoring_file_reproduces_lightdock(tmp_path):
+    """A LightDock scoring file (fastdfire 1.0, vdw 0.5): the weighted sum per glowworm and
+    LightDock's two conformer draws per function give its own trajectory, byte for byte."""
+    from conftest import writable_setup
+    from sparkledock.cli import main
+
+    ref = DATA / "lightdock_runs" / "2X9A_swarm0_dfire1_vdw0.5_seed324324"
+    setup_dir = writable_setup(tmp_path / "setup")
+    argv = ["run", str(setup_dir), "10", "--scoring", str(ref / "scoring.conf")]
+    assert main([*argv, "--swarms", "0", "--exact", "--quiet"]) == 0
+    assert (setup_dir / "swarm_0" / "gso_10.out").read_text() == (ref / "gso_10.out").read_text()
+
+
+def test_a_combination_is_the_weighted_sum_of_its_terms(setups):
+    setup = setups("2X9A")
+    restraints = read_restraints(BENCH / "2X9A" / "restraints.list")
+    poses, _ = golden("2X9A")
+    combo = get_scoring("dfire:1,vdw:0.5")
+    model = combo.prepare(setup.receptor, setup.ligand, restraints)
+    parts = combo.term_scores(model, poses)
+    dfire, vdw = get_scoring("dfire"), get_scoring("vdw")
+    d = dfire.score(dfire.prepare(setup.receptor, setup.ligand, restraints), poses)
+    v = vdw.score(vdw.prepare(setup.receptor, setup.ligand, restraints), poses)
+    assert np.array_equal(parts["dfire"], d) and np.array_equal(parts["vdw"], v * 0.5)
+    assert np.array_equal(combo.score(model, poses), d + v * 0.5)
+    # one function with a weight is a combination too; weight 1 is the function itself
+    double = get_scoring("vdw:2")
+    assert np.array_equal(
+        double.score(double.prepare(setup.receptor, setup.ligand, restraints), poses), v * 2
+    )
+    assert type(get_scoring("vdw:1")) is type(vdw)
+
+
+@pytest.mark.parametrize(
+    ("spec", "needle"),
+    [
+        ("dfire:1,nosuch:2", "unknown scoring function 'nosuch'"),
+        ("dfire:abc", "weight 'abc' is not a number"),
+        ("dfire:1,dfire:2", "dfire is listed twice"),
+    ],
+)
+def test_bad_scoring_specs_are_one_line_errors(spec, needle):
+    from sparkledock.errors import SparkledockError
+
+    with pytest.raises(SparkledockError, match=needle) as err:
+        get_scoring(spec)
+    assert "\n" not in str(err.value)
+
+
+def test_a_bad_line_in_a_scoring_file_names_file_and_line(tmp_path, capsys):
+    from sparkledock.cli import main
+
+    bad = tmp_path / "scoring.conf"
+    bad.write_text("# weights\nfastdfire 1.0\nvdw half\n")
+    setup = BENCH / "2X9A" / "lightdock_setup"
+    poses = tmp_path / "poses.dat"
+    poses.write_text(" ".join(["0"] * 27) + "\n")
+    assert main(["score", str(setup), str(poses), "--scoring", str(bad)]) != 0
+    err = capsys.readouterr().err.strip()
+    assert f"{bad}:3" in err and "half" in err and len(err.splitlines()) == 1
+
+
+def test_score_terms_csv_and_scoring_list(tmp_path, capsys):
+    from sparkledock.cli import main
+
+    poses, _ = golden("2X9A")
+    path = tmp_path / "poses.dat"
+    path.write_text("".join(" ".join(map(repr, p)) + "\n" for p in poses[:5]))
+    setup = str(BENCH / "2X9A" / "lightdock_setup")
+    assert main(["score", setup, str(path), "--scoring", "dfire:1,vdw:0.5", "--terms"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "score,dfire,vdw"
+    rows = np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
+    assert np.array_equal(rows[:, 0], rows[:, 1] + rows[:, 2]) and len(rows) == 5
+    assert main(["score", setup, str(path), "--scoring", "vdw"]) == 0
+    vdw = np.array([float(v) for v in capsys.readouterr().out.split()])
+    assert np.array_equal(rows[:, 2], vdw * 0.5)
+    assert main(["scoring", "list"]) == 0
+    listing = capsys.readouterr().out
+    assert "vdw" in listing and "numba, numpy" in listing and "dfire" in listing

@@ -63,6 +63,16 @@ def add_engine_options(p: argparse.ArgumentParser, backends: Sequence[str] = BAC
     )
 
 
+def add_scoring_option(p: argparse.ArgumentParser, what: str) -> None:
+    """--scoring: a function, a weighted combination or a LightDock scoring file."""
+    p.add_argument(
+        "--scoring",
+        default="dfire",
+        help=f"{what}: a name ({', '.join(sorted(SCORING_FUNCTIONS))}), a weighted "
+        "combination such as dfire:1,vdw:0.5, or a LightDock scoring file (default: dfire)",
+    )
+
+
 def add_scoring_mode_option(p: argparse.ArgumentParser) -> None:
     """--scoring-mode (run, dock, screen)."""
     p.add_argument(
@@ -83,12 +93,7 @@ def add_protocol_options(p: argparse.ArgumentParser, top_help: str) -> None:
     p.add_argument("--top", type=int, default=10, help=top_help)
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
-    p.add_argument(
-        "--scoring",
-        default="dfire",
-        choices=sorted(SCORING_FUNCTIONS),
-        help="scoring function of the search (default: dfire)",
-    )
+    add_scoring_option(p, "scoring function of the search")
     add_scoring_mode_option(p)
     add_engine_options(p)
 
@@ -136,9 +141,22 @@ def cmd_score(args: argparse.Namespace) -> int:
     poses = read_poses(args.poses, prepared.setup.layout)
     total = len(poses)
     start = time.perf_counter()
+    parts_of = getattr(prepared.function, "term_scores", None) if args.terms else None
+    if args.terms:
+        names = list(prepared.model.names) if parts_of else [prepared.function.name]
+        sys.stdout.write(",".join(["score", *names]) + "\n")
     for first in range(0, total, CHUNK):
-        scores = prepared.score(poses[first : first + CHUNK], threads=args.threads, engine=engine)
-        sys.stdout.write("".join(f"{float(s)!r}\n" for s in scores))
+        chunk = poses[first : first + CHUNK]
+        if parts_of is not None:  # each function's weighted score next to the total
+            parts = parts_of(prepared.model, chunk, threads=args.threads, engine=engine)
+            scores = sum(parts.values(), np.zeros(len(chunk)))
+            columns = [scores, *parts.values()]
+            rows = zip(*columns, strict=True)
+            sys.stdout.write("".join(",".join(repr(float(v)) for v in r) + "\n" for r in rows))
+        else:
+            scores = prepared.score(chunk, threads=args.threads, engine=engine)
+            repeat = 2 if args.terms else 1  # (one function: its term is the score)
+            sys.stdout.write("".join(",".join([repr(float(s))] * repeat) + "\n" for s in scores))
         sys.stdout.flush()
         if total > CHUNK:
             done = min(first + CHUNK, total)
@@ -409,6 +427,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def cmd_scoring_list(args: argparse.Namespace) -> int:
+    """The scoring functions, their backends and the molecules they score."""
+    from .scoring import describe_scoring
+
+    for row in describe_scoring():
+        print(
+            f"{row['name']:<10} backends: {', '.join(row['backends']):<20} "
+            f"molecules: {', '.join(row['molecules']):<18} {row['summary']}"
+        )
+    return 0
+
+
 def cmd_lightdock(args: argparse.Namespace) -> int:
     from .lightdock_commands import main as lightdock_main
 
@@ -442,11 +472,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("poses", help="poses file, one pose per line (initial_positions format)")
     p.add_argument("--restraints", help="LightDock restraints file (active restraints count)")
+    add_scoring_option(p, "scoring function")
     p.add_argument(
-        "--scoring",
-        default="dfire",
-        choices=sorted(SCORING_FUNCTIONS),
-        help="scoring function (default: dfire)",
+        "--terms",
+        action="store_true",
+        help="CSV with a header: the score, then each function's weighted score",
     )
     p.add_argument("--threads", type=at_least(1), default=None, help="CPU threads (default: all)")
     add_engine_options(p)
@@ -462,6 +492,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="drop atoms DFIRE has no type for (with a warning) instead of failing",
     )
     p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("scoring", help="scoring functions: `sparkledock scoring list`")
+    p.add_argument("action", choices=["list"], help="list: name, backends, molecule types")
+    p.set_defaults(func=cmd_scoring_list)
 
     p = sub.add_parser("setup", help="prepare a LightDock-compatible setup from two structures")
     p.add_argument("receptor", help="receptor PDB or mmCIF")
@@ -513,7 +547,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("setup", help="the setup's setup.json (or its folder)")
     p.add_argument("steps", type=at_least(1), help="GSO steps")
     p.add_argument("--swarms", type=at_least(0), nargs="+", help="swarm ids (default: all)")
-    p.add_argument("--scoring", default="dfire", choices=sorted(SCORING_FUNCTIONS))
+    add_scoring_option(p, "scoring function of the search")
     add_scoring_mode_option(p)
     p.add_argument(
         "--seed", type=int, default=DEFAULT_SEED, help=f"GSO seed (default: {DEFAULT_SEED})"

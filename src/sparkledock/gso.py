@@ -105,7 +105,10 @@ class ExactRandom:
     the history of draws, so :meth:`state` / :meth:`restore` carry it through checkpoints.
     """
 
-    def __init__(self, seed: int, n_swarms: int) -> None:
+    def __init__(self, seed: int, n_swarms: int, functions: int = 1) -> None:
+        #: scoring functions of the run: LightDock draws its two unused conformer ids once
+        #: per function (one landscape position each) for every glowworm that moves
+        self.functions = int(functions)
         state = random.Random(seed).getstate()[1]
         key, pos = np.array(state[:-1], dtype=np.uint32), int(state[-1])
         self.generators = []
@@ -125,7 +128,7 @@ class ExactRandom:
     def discard(self, counts: np.ndarray) -> None:
         """Consume ``counts[s]`` draws of each swarm (LightDock's unused conformer draws)."""
         for s, count in enumerate(counts):
-            self.draw(s, int(count))
+            self.draw(s, int(count) * self.functions)
 
     def state(self) -> np.ndarray:
         """Positions of every generator, (S, 625) uint32 (key words then position)."""

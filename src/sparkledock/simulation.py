@@ -536,7 +536,7 @@ def run_swarms(
     for group in groups:
         t0 = time.perf_counter()
         rng = (
-            gso.ExactRandom(spec.seed, len(group))
+            gso.ExactRandom(spec.seed, len(group), getattr(prepared.function, "n_functions", 1))
             if spec.exact
             else gso.CounterRandom(spec.seed, np.array(group))
         )

@@ -70,13 +70,48 @@ SCORING_FUNCTIONS: dict[str, type] = {"dfire": DFIRE, "fastdfire": DFIRE, "vdw":
 
 
 def get_scoring(name: str) -> ScoringFunction:
-    """Instantiate a scoring function by name (``dfire``; ``fastdfire`` is LightDock's name)."""
-    try:
-        return SCORING_FUNCTIONS[name.lower()]()
-    except KeyError:
-        raise EngineError(
-            f"unknown scoring function {name!r} (available: {', '.join(SCORING_FUNCTIONS)})"
-        ) from None
+    """A scoring function by name (``dfire``; ``fastdfire`` is LightDock's name), or a weighted
+    combination: ``dfire:1,vdw:0.5`` or a LightDock scoring file (:mod:`.combination`)."""
+    from .combination import Combination, parse_scoring
+
+    terms = parse_scoring(name)
+    functions = []
+    for term, _ in terms:
+        try:
+            functions.append(SCORING_FUNCTIONS[term]())
+        except KeyError:
+            raise EngineError(
+                f"unknown scoring function {term!r} (available: {', '.join(SCORING_FUNCTIONS)})"
+            ) from None
+    if len(terms) == 1 and terms[0][1] == 1.0:
+        return functions[0]
+    return Combination(terms, functions)
 
 
-__all__ = ["DFIRE", "SCORING_FUNCTIONS", "DeviceScorer", "ScoringFunction", "get_scoring"]
+def describe_scoring() -> list[dict[str, Any]]:
+    """One row per registered function: name, backends, molecule types, one-line summary
+    (LightDock's alias ``fastdfire`` is listed with ``dfire``)."""
+    rows = []
+    for name, cls in SCORING_FUNCTIONS.items():
+        if name != cls.name:
+            continue
+        doc = (cls.__doc__ or "").strip().splitlines()
+        rows.append(
+            {
+                "name": name,
+                "backends": sorted(cls.backends),
+                "molecules": list(getattr(cls, "molecules", ("protein",))),
+                "summary": getattr(cls, "summary", doc[0] if doc else ""),
+            }
+        )
+    return rows
+
+
+__all__ = [
+    "DFIRE",
+    "SCORING_FUNCTIONS",
+    "DeviceScorer",
+    "ScoringFunction",
+    "describe_scoring",
+    "get_scoring",
+]

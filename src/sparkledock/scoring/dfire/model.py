@@ -316,6 +316,8 @@ class DFIRE:
     """LightDock's ``fastdfire`` scoring function: prepare once, score batches of poses."""
 
     name = "dfire"
+    summary = "DFIRE potential as LightDock's fastdfire (C); 168 atom types, 20 bins"
+    molecules: ClassVar[tuple[str, ...]] = ("protein",)
     #: pairs farther apart than this (Å) add nothing (the cost model counts pairs within it)
     cutoff = DFIRE_CUTOFF_A
     #: backend -> the module of this package holding its kernel ``score_poses(model, poses,

@@ -107,6 +107,7 @@ class VdW:
     """LightDock's ``vdw`` scoring function: prepare once, score batches of poses."""
 
     name = "vdw"
+    summary = "truncated Lennard-Jones over AMBER94 atoms (LightDock's vdw)"
     cutoff = VDW_CUTOFF_A
     #: backend -> kernel module (``score_poses(model, poses, *, threads) -> Terms``)
     backends: ClassVar[dict[str, str]] = {"numba": "numba_kernel", "numpy": "numpy_kernel"}

@@ -1,0 +1,159 @@
+"""Weighted combinations of scoring functions, as LightDock runs them with a scoring file.
+
+A combination's score is ``Σ w_i·S_i`` in the order given, each ``S_i`` being function i's
+own score with LightDock's restraint combination (``S + p_rec·S + p_lig·S``), exactly as
+LightDock sums its functions' weighted values per glowworm. Specs: ``dfire``,
+``dfire:1,vdw:0.5`` or the path of a LightDock scoring file (one ``name weight`` per line,
+``#`` comments). Unlike LightDock, which skips a line it cannot read, a bad line is a one-line
+error naming the file and line.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..backend import Engine
+from ..errors import EngineError, InputFileError
+from ..restraints import Restraints
+from ..system import Partner
+
+
+def _weight(text: str, where: str) -> float:
+    try:
+        weight = float(text)
+    except ValueError:
+        raise EngineError(f"{where}: weight {text!r} is not a number") from None
+    if not np.isfinite(weight):
+        raise EngineError(f"{where}: weight {text!r} is not finite")
+    return weight
+
+
+def read_scoring_file(path: str | os.PathLike[str]) -> list[tuple[str, float]]:
+    """``(name, weight)`` pairs of a LightDock scoring file, in file order."""
+    terms = []
+    for lineno, raw in enumerate(Path(path).read_text().splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        fields = line.split()
+        if len(fields) != 2:
+            raise InputFileError(f"{path}:{lineno}: expected 'function weight', got {raw!r}")
+        terms.append((fields[0].lower(), _weight(fields[1], f"{path}:{lineno}")))
+    if not terms:
+        raise InputFileError(f"{path}: no scoring functions listed")
+    return terms
+
+
+def parse_scoring(spec: str) -> list[tuple[str, float]]:
+    """The ``(name, weight)`` terms of a spec: one name, ``a:w,b:w``, or a scoring file."""
+    if os.path.isfile(spec):
+        terms = read_scoring_file(spec)
+    else:
+        terms = []
+        for part in spec.split(","):
+            name, _, weight = part.strip().partition(":")
+            if not name:
+                raise EngineError(f"scoring {spec!r}: empty function name")
+            terms.append((name.lower(), _weight(weight, f"scoring {spec!r}") if weight else 1.0))
+    names = [n for n, _ in terms]
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise EngineError(f"scoring {spec!r}: {dup} is listed twice")
+    return terms
+
+
+@dataclass(frozen=True)
+class CombinationModel:
+    """The prepared model of each function, with its weight."""
+
+    names: tuple[str, ...]
+    weights: tuple[float, ...]
+    models: tuple[Any, ...]
+
+    @property
+    def layout(self):
+        return self.models[0].layout
+
+
+class Combination:
+    """Several scoring functions with weights, scored as one (LightDock's sum)."""
+
+    def __init__(self, terms: list[tuple[str, float]], functions: list[Any]) -> None:
+        self.terms = terms
+        self.functions = functions
+        self.name = ",".join(f"{n}:{w:g}" for n, w in terms)
+        self.cutoff = max(f.cutoff for f in functions)
+        shared = set.intersection(*(set(f.backends) for f in functions))
+        self.backends = {b: "combination" for b in sorted(shared)}
+        #: LightDock draws two conformer ids per function for each glowworm that moves
+        self.n_functions = len(functions)
+
+    def typed_atoms(
+        self, partner: Partner, *, source: str = "structure", skip_unknown: bool = False
+    ) -> np.ndarray:
+        keep = np.ones(len(partner.atoms), dtype=bool)
+        for f in self.functions:
+            keep &= f.typed_atoms(partner, source=source, skip_unknown=skip_unknown)
+        return keep
+
+    def prepare(
+        self,
+        receptor: Partner,
+        ligand: Partner,
+        restraints: Restraints | None = None,
+        **options: Any,
+    ) -> CombinationModel:
+        models = tuple(f.prepare(receptor, ligand, restraints, **options) for f in self.functions)
+        return CombinationModel(
+            tuple(n for n, _ in self.terms), tuple(w for _, w in self.terms), models
+        )
+
+    def term_scores(
+        self,
+        model: CombinationModel,
+        poses: np.ndarray,
+        *,
+        backend: str = "numba",
+        threads: int | None = None,
+        engine: Engine | None = None,
+    ) -> dict[str, np.ndarray]:
+        """Each function's weighted score ``w_i·S_i`` of ``poses``, by name."""
+        if engine is not None:
+            backend = engine.backend
+        if backend not in self.backends:
+            known = ", ".join(self.backends) or "none"
+            raise EngineError(
+                f"no {backend!r} backend shared by every function of {self.name!r} "
+                f"(shared: {known})"
+            )
+        return {
+            name: f.score(m, poses, backend=backend, threads=threads, engine=engine) * w
+            for (name, w), f, m in zip(self.terms, self.functions, model.models, strict=True)
+        }
+
+    def score(
+        self,
+        model: CombinationModel,
+        poses: np.ndarray,
+        *,
+        backend: str = "numba",
+        threads: int | None = None,
+        engine: Engine | None = None,
+    ) -> np.ndarray:
+        """``Σ w_i·S_i`` in the listed order (LightDock's per-glowworm sum)."""
+        parts = self.term_scores(model, poses, backend=backend, threads=threads, engine=engine)
+        total = np.zeros(len(poses))
+        for values in parts.values():
+            total = total + values
+        return total
+
+    def device_scorer(self, model: CombinationModel, engine: Engine, workspace_bytes: int):
+        raise EngineError(
+            f"scoring {self.name!r}: combinations run on the CPU backends for now "
+            "(no combined device scorer)"
+        )
