@@ -341,7 +341,7 @@ def test_engine_and_scoring_conflicts_are_the_packages_errors():
         lambda: resolve_engine("numba", "cuda", "fp64"),
         lambda: resolve_engine("numba", None, "fp32"),
         lambda: resolve_engine("gpu", None, "fp64"),
-        lambda: get_scoring("vdw"),
+        lambda: get_scoring("nosuch"),
         lambda: get_scoring("dfire").kernel("opencl"),
     ):
         with pytest.raises(EngineError) as caught:

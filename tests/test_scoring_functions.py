@@ -73,10 +73,11 @@ def test_an_atom_without_parameters_is_a_one_line_error(setups, function):
     assert f"{atoms.res_name[5]} {atoms.res_seq[5]}" in message
     with pytest.warns(UserWarning, match="skipped"):
         model = scoring.prepare(setup.receptor, ligand, skip_unknown=True)
-    assert len(model.lig_xyz) == len(atoms) - 1
+    pairs = getattr(model, "pairs", model)
+    assert len(pairs.lig_xyz) == len(atoms) - 1
 
 
-@pytest.mark.parametrize("function", ["vdw"])
+@pytest.mark.parametrize("function", ["vdw", "cpydock"])
 def test_exact_run_reproduces_lightdocks_trajectory(tmp_path, function):
     """``sparkledock run --exact --scoring F`` writes LightDock's own gso file, byte for byte."""
     from conftest import writable_setup

@@ -18,6 +18,7 @@ from ..backend import Engine
 from ..errors import EngineError
 from ..restraints import Restraints
 from ..system import Partner
+from .cpydock import CPyDock
 from .dfire import DFIRE
 from .vdw import VdW
 
@@ -66,7 +67,12 @@ class ScoringFunction(Protocol):
         ...
 
 
-SCORING_FUNCTIONS: dict[str, type] = {"dfire": DFIRE, "fastdfire": DFIRE, "vdw": VdW}
+SCORING_FUNCTIONS: dict[str, type] = {
+    "dfire": DFIRE,
+    "fastdfire": DFIRE,
+    "vdw": VdW,
+    "cpydock": CPyDock,
+}
 
 
 def get_scoring(name: str) -> ScoringFunction:
