@@ -77,7 +77,7 @@ def test_an_atom_without_parameters_is_a_one_line_error(setups, function):
     assert len(pairs.lig_xyz) == len(atoms) - 1
 
 
-@pytest.mark.parametrize("function", ["vdw", "cpydock"])
+@pytest.mark.parametrize("function", ["vdw", "cpydock", "dna"])
 def test_exact_run_reproduces_lightdocks_trajectory(tmp_path, function):
     """``sparkledock run --exact --scoring F`` writes LightDock's own gso file, byte for byte."""
     from conftest import writable_setup

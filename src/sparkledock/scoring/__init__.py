@@ -20,6 +20,7 @@ from ..restraints import Restraints
 from ..system import Partner
 from .cpydock import CPyDock
 from .dfire import DFIRE
+from .dna import DNA
 from .vdw import VdW
 
 
@@ -72,6 +73,7 @@ SCORING_FUNCTIONS: dict[str, type] = {
     "fastdfire": DFIRE,
     "vdw": VdW,
     "cpydock": CPyDock,
+    "dna": DNA,
 }
 
 

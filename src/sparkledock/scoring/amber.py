@@ -20,8 +20,12 @@ import numpy as np
 from ..errors import SkippedAtomWarning, UnsupportedAtomError
 from ..system import Partner
 
-#: residue names LightDock renames before the lookup
+#: residue names LightDock renames before the lookup (vdw, cpydock)
 RESIDUE_ALIASES = {"HIS": "HID"}
+#: LightDock's dna function renames nucleotides' long names too
+DNA_RESIDUE_ALIASES = {"HIS": "HID", "THY": "DT", "ADE": "DA", "CYT": "DC", "GUA": "DG"}
+#: N-terminal hydrogens LightDock's dna function types as the backbone H
+_NTERM_H = ("H1", "H2", "H3")
 
 
 @cache
@@ -42,10 +46,26 @@ class AmberAtoms:
     radius: np.ndarray
 
 
+def _dna_entry(key: str, atoms_table: dict) -> list | None:
+    """LightDock's dna typing of one ``RES-ATOM``: N-terminal H1/H2/H3 take the type and
+    charge of H. (Its fallback to N-terminal charges never fires: every typed atom has a
+    charge in the same table.)"""
+    res, _, name = key.partition("-")
+    if key not in atoms_table and name in _NTERM_H:
+        key = f"{res}-H"
+    return atoms_table.get(key)
+
+
 def amber_atoms(
-    partner: Partner, *, function: str, source: str = "structure", skip_unknown: bool = False
+    partner: Partner,
+    *,
+    function: str,
+    source: str = "structure",
+    skip_unknown: bool = False,
+    dna_rules: bool = False,
 ) -> tuple[AmberAtoms, np.ndarray]:
-    """AMBER parameters of every atom and a mask of the atoms kept.
+    """AMBER parameters of every atom and a mask of the atoms kept (``dna_rules``: LightDock's
+    dna function's residue names and N-terminal hydrogens).
 
     Raises:
         UnsupportedAtomError: an atom the table has no entry for, naming ``source`` and the
@@ -54,11 +74,15 @@ def amber_atoms(
     table = amber_table()
     translate, atoms_table, lj = table["translate"], table["atoms"], table["lennard_jones"]
     atoms = partner.atoms
+    aliases = DNA_RESIDUE_ALIASES if dna_rules else RESIDUE_ALIASES
     keys = [
-        f"{RESIDUE_ALIASES.get(r, r)}-{translate.get(a, a)}"
+        f"{aliases.get(r, r)}-{translate.get(a, a)}"
         for r, a in zip(atoms.res_name, atoms.atom_name, strict=True)
     ]
-    entries = [atoms_table.get(k) for k in keys]
+    if dna_rules:
+        entries = [_dna_entry(k, atoms_table) for k in keys]
+    else:
+        entries = [atoms_table.get(k) for k in keys]
     known = np.array([e is not None for e in entries], dtype=bool)
     if not known.all():
         i = int(np.flatnonzero(~known)[0])

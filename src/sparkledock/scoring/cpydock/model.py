@@ -135,6 +135,8 @@ class PyDockModel:
     lig_heavy: np.ndarray
     lig_sasa: np.ndarray
     lig_solv: np.ndarray
+    #: the van der Waals term's weight (0.1 here; 1 in LightDock's dna function)
+    vdw_weight: float = VDW_WEIGHT
 
     @property
     def layout(self):

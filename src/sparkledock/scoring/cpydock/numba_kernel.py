@@ -31,7 +31,7 @@ from ..numba_common import (
 from ..terms import Terms
 from ..vdw.model import INTERFACE_CUTOFF_A, VDW_CAP, VDW_CUTOFF_A
 from ..vdw.numba_kernel import vdw_arrays
-from .model import ELEC_CUTOFF_A, EPSILON, FACTOR, SOLVATION_CUTOFF_A, VDW_WEIGHT, PyDockModel
+from .model import ELEC_CUTOFF_A, EPSILON, FACTOR, SOLVATION_CUTOFF_A, PyDockModel
 
 HUGE_D2 = 10000.0
 
@@ -59,6 +59,7 @@ class PyDockArrays(NamedTuple):
     lig_group: np.ndarray
     n_lig_groups: int
     mem_group: np.ndarray
+    vdw_weight: float
 
 
 def pydock_arrays(model: PyDockModel) -> PyDockArrays:
@@ -86,6 +87,7 @@ def pydock_arrays(model: PyDockModel) -> PyDockArrays:
         lig_group=v.lig_group,
         n_lig_groups=v.n_lig_groups,
         mem_group=v.mem_group,
+        vdw_weight=float(model.vdw_weight),
     )
 
 
@@ -171,7 +173,7 @@ def _score_one(pose, m, out):
             j = hit_j[h]
             d2 = hit_d2[h]
             cj = m.lig_class[j]
-            p6 = m.r6[ci, cj] / (d2 * d2 * d2)
+            p6 = m.r6[ci, cj] / math.pow(d2, 3.0)
             k = m.eps[ci, cj] * (p6 * p6 - 2.0 * p6)
             if k > VDW_CAP:
                 k = VDW_CAP
@@ -185,7 +187,7 @@ def _score_one(pose, m, out):
     elec = elec * FACTOR / EPSILON
     solv_rec = _buried(rmin, m.rec_sasa, m.rec_solv)
     solv_lig = _buried(lmin, m.lig_sasa, m.lig_solv)
-    out[0] = elec + VDW_WEIGHT * vdw + -1 * (solv_rec + solv_lig)
+    out[0] = elec + m.vdw_weight * vdw + -1 * (solv_rec + solv_lig)
     store_fractions(out, rec_hit, m.n_rec_groups, lig_hit, m.n_lig_groups, mem_hit, 0)
 
 

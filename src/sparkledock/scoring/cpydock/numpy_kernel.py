@@ -7,7 +7,7 @@ import numpy as np
 from ..terms import Terms
 from ..vdw.model import VDW_CAP, VDW_CUTOFF_A
 from ..vdw.numpy_kernel import conformers, interface_terms
-from .model import ELEC_CUTOFF_A, EPSILON, FACTOR, SOLVATION_CUTOFF_A, VDW_WEIGHT, PyDockModel
+from .model import ELEC_CUTOFF_A, EPSILON, FACTOR, SOLVATION_CUTOFF_A, PyDockModel
 
 HUGE_D2 = 10000.0
 
@@ -41,7 +41,7 @@ def score_poses(model: PyDockModel, poses: np.ndarray, *, threads: int | None = 
         heavy_d2 = np.where(both, d2, HUGE_D2)
         solv_rec = buried(heavy_d2.min(axis=1), model.rec_sasa, model.rec_solv)
         solv_lig = buried(heavy_d2.min(axis=0), model.lig_sasa, model.lig_solv)
-        energy.append(elec + VDW_WEIGHT * vdw + -1 * (solv_rec + solv_lig))
+        energy.append(elec + model.vdw_weight * vdw + -1 * (solv_rec + solv_lig))
         a, b = interface_terms(m, d2)
         p_rec.append(a)
         p_lig.append(b)

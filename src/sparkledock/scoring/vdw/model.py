@@ -64,18 +64,20 @@ def prepare_pair_model(
     function: str,
     skip_unknown: bool = False,
     names: tuple[str, str] = ("receptor", "ligand"),
+    dna_rules: bool = False,
 ) -> PairModel:
-    """Type both partners with AMBER94 and resolve restraints.
+    """Type both partners with AMBER94 (``dna_rules``: LightDock's dna adapter's names) and
+    resolve restraints.
 
     Raises:
         UnsupportedAtomError: an atom without AMBER parameters (see ``skip_unknown``).
         RestraintError: an active restraint names a residue absent from its partner.
     """
     rec_p, rec_keep = amber_atoms(
-        receptor, function=function, source=names[0], skip_unknown=skip_unknown
+        receptor, function=function, source=names[0], skip_unknown=skip_unknown, dna_rules=dna_rules
     )
     lig_p, lig_keep = amber_atoms(
-        ligand, function=function, source=names[1], skip_unknown=skip_unknown
+        ligand, function=function, source=names[1], skip_unknown=skip_unknown, dna_rules=dna_rules
     )
     receptor, ligand = receptor.subset(rec_keep), ligand.subset(lig_keep)
     groups = restraint_groups(receptor, ligand, restraints, names)

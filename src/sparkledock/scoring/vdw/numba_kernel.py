@@ -115,7 +115,7 @@ def _score_one(pose, m, out):
             j = hit_j[h]
             d2 = hit_d2[h]
             cj = m.lig_class[j]
-            p6 = m.r6[ci, cj] / (d2 * d2 * d2)
+            p6 = m.r6[ci, cj] / math.pow(d2, 3.0)
             k = m.eps[ci, cj] * (p6 * p6 - 2.0 * p6)
             if k > VDW_CAP:
                 k = VDW_CAP
