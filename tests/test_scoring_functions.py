@@ -170,3 +170,35 @@ def test_score_terms_csv_and_scoring_list(tmp_path, capsys):
     assert main(["scoring", "list"]) == 0
     listing = capsys.readouterr().out
     assert "vdw" in listing and "numba, numpy" in listing and "dfire" in listing
+
+
+@pytest.mark.parametrize("function", ["vdw", "cpydock", "dna"])
+def test_torch_kernels_agree_with_numba(setups, function):
+    pytest.importorskip("torch")
+    from sparkledock.backend import resolve_engine
+
+    setup = setups("2X9A")
+    scoring = get_scoring(function)
+    model = scoring.prepare(
+        setup.receptor, setup.ligand, read_restraints(BENCH / "2X9A" / "restraints.list")
+    )
+    poses, _ = golden("2X9A")
+    ref = scoring.score(model, poses)
+    for precision, rtol in (("fp64", 1e-12), ("fp32", 1e-4)):
+        got = scoring.score(model, poses, engine=resolve_engine("torch", "cpu", precision))
+        assert np.max(np.abs(got - ref) / np.abs(ref)) < rtol, precision
+
+
+def test_gso_on_torch_with_a_combination_equals_numba(tmp_path):
+    """``run --backend torch`` with cpydock and vdw weighted: the same gso files as numba."""
+    pytest.importorskip("torch")
+    from conftest import writable_setup
+    from sparkledock.cli import main
+
+    texts = []
+    for backend in ("numba", "torch"):
+        setup_dir = writable_setup(tmp_path / backend)
+        argv = ["run", str(setup_dir), "5", "--scoring", "cpydock:1,vdw:0.2", "--swarms", "0"]
+        assert main([*argv, "--backend", backend, "--quiet"]) == 0
+        texts.append((setup_dir / "swarm_0" / "gso_5.out").read_text())
+    assert texts[0] == texts[1]

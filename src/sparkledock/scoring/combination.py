@@ -152,8 +152,29 @@ class Combination:
             total = total + values
         return total
 
-    def device_scorer(self, model: CombinationModel, engine: Engine, workspace_bytes: int):
-        raise EngineError(
-            f"scoring {self.name!r}: combinations run on the CPU backends for now "
-            "(no combined device scorer)"
-        )
+    def device_scorer(
+        self, model: CombinationModel, engine: Engine, workspace_bytes: int
+    ) -> DeviceCombination:
+        """Every function's device scorer (each with the whole workspace: they run in turn)."""
+        scorers = [
+            f.device_scorer(m, engine, workspace_bytes)
+            for f, m in zip(self.functions, model.models, strict=True)
+        ]
+        return DeviceCombination(engine, scorers, list(model.weights))
+
+
+class DeviceCombination:
+    """A combination on a torch device: ``Σ w_i·S_i`` of its functions' device scores."""
+
+    def __init__(self, engine: Engine, scorers: list[Any], weights: list[float]) -> None:
+        self.engine, self.scorers, self.weights = engine, scorers, weights
+
+    def score(self, poses: Any) -> Any:
+        total = None
+        for scorer, weight in zip(self.scorers, self.weights, strict=True):
+            part = scorer.score(poses) * weight
+            total = part if total is None else total + part
+        return total
+
+    def model_bytes(self) -> int:
+        return sum(s.model_bytes() for s in self.scorers)

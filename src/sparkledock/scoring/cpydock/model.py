@@ -33,18 +33,16 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cache
-from importlib import import_module, resources
+from importlib import resources
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ...backend import Engine
 from ...errors import EngineError
 from ...restraints import Restraints
 from ...system import Partner
 from ..amber import amber_atoms
-from ..terms import Terms, lightdock_score
-from ..vdw.model import PairModel, prepare_pair_model
+from ..vdw.model import PairModel, VdW, prepare_pair_model
 
 #: LightDock's weight of the van der Waals term.
 VDW_WEIGHT = 0.1
@@ -143,32 +141,18 @@ class PyDockModel:
         return self.pairs.layout
 
 
-def pydock_score(terms: Terms) -> Any:
-    """Minus the energy, restraints combined."""
-    return lightdock_score(terms.energy * -1.0, terms)
-
-
-class CPyDock:
+class CPyDock(VdW):
     """LightDock's ``cpydock`` scoring function (pyDock)."""
 
     name = "cpydock"
     summary = "pyDock electrostatics, desolvation and 0.1 x vdw (LightDock's cpydock)"
     cutoff = ELEC_CUTOFF_A
-    backends: ClassVar[dict[str, str]] = {"numba": "numba_kernel", "numpy": "numpy_kernel"}
+    backends: ClassVar[dict[str, str]] = {
+        "numba": "numba_kernel",
+        "numpy": "numpy_kernel",
+        "torch": "torch_kernel",
+    }
     molecules: ClassVar[tuple[str, ...]] = ("protein",)
-
-    def typed_atoms(
-        self, partner: Partner, *, source: str = "structure", skip_unknown: bool = False
-    ) -> np.ndarray:
-        return amber_atoms(partner, function=self.name, source=source, skip_unknown=skip_unknown)[1]
-
-    def kernel(self, backend: str):
-        if backend not in self.backends:
-            known = ", ".join(sorted(self.backends))
-            raise EngineError(
-                f"no {backend!r} backend for scoring {self.name!r} (available: {known})"
-            )
-        return import_module(f"{__package__}.{self.backends[backend]}").score_poses
 
     def prepare(
         self,
@@ -194,19 +178,15 @@ class CPyDock:
         pairs = prepare_pair_model(receptor, ligand, restraints, function=self.name, names=names)
         return PyDockModel(pairs, r_heavy, r_sasa, r_solv, l_heavy, l_sasa, l_solv)
 
-    def device_scorer(self, model: PyDockModel, engine: Engine, workspace_bytes: int) -> Any:
-        self.kernel("torch")
+    def pairs(self, model: PyDockModel) -> PairModel:
+        return model.pairs
 
-    def score(
-        self,
-        model: PyDockModel,
-        poses: np.ndarray,
-        *,
-        backend: str = "numba",
-        threads: int | None = None,
-        engine: Engine | None = None,
-    ) -> np.ndarray:
-        poses = model.layout.validate(poses)
-        if engine is not None:
-            backend = engine.backend
-        return pydock_score(self.kernel(backend)(model, poses, threads=threads))
+    def pair_terms(self, model: PyDockModel) -> Any:
+        """Electrostatics, the weighted van der Waals term and desolvation."""
+        from ..vdw.torch_kernel import PairTerms
+
+        solv = (
+            model.rec_heavy, model.rec_sasa, model.rec_solv,
+            model.lig_heavy, model.lig_sasa, model.lig_solv,
+        )  # fmt: skip
+        return PairTerms(electrostatics=True, vdw_weight=model.vdw_weight, desolvation=solv)

@@ -28,6 +28,8 @@ class DNA(CPyDock):
     name = "dna"
     summary = "pyDockDNA electrostatics and van der Waals (LightDock's dna)"
     molecules: ClassVar[tuple[str, ...]] = ("protein", "dna", "rna")
+    #: cpydock's kernels compute these terms (its desolvation arrays are empty here)
+    kernel_package = "sparkledock.scoring.cpydock"
 
     def typed_atoms(
         self, partner: Partner, *, source: str = "structure", skip_unknown: bool = False
@@ -65,3 +67,9 @@ class DNA(CPyDock):
         return PyDockModel(
             pairs, unseen[0], zeros[0], zeros[0], unseen[1], zeros[1], zeros[1], vdw_weight=1.0
         )
+
+    def pair_terms(self, model: PyDockModel) -> Any:
+        """Electrostatics and van der Waals (weight 1), no desolvation."""
+        from ..vdw.torch_kernel import PairTerms
+
+        return PairTerms(electrostatics=True, vdw_weight=1.0)

@@ -112,7 +112,11 @@ class VdW:
     summary = "truncated Lennard-Jones over AMBER94 atoms (LightDock's vdw)"
     cutoff = VDW_CUTOFF_A
     #: backend -> kernel module (``score_poses(model, poses, *, threads) -> Terms``)
-    backends: ClassVar[dict[str, str]] = {"numba": "numba_kernel", "numpy": "numpy_kernel"}
+    backends: ClassVar[dict[str, str]] = {
+        "numba": "numba_kernel",
+        "numpy": "numpy_kernel",
+        "torch": "torch_kernel",
+    }
     molecules: ClassVar[tuple[str, ...]] = ("protein", "dna", "rna")
 
     def typed_atoms(
@@ -127,7 +131,18 @@ class VdW:
             raise EngineError(
                 f"no {backend!r} backend for scoring {self.name!r} (available: {known})"
             )
-        return import_module(f"{__package__}.{self.backends[backend]}").score_poses
+        # a subclass's own folder, or the folder whose kernels it shares
+        package = getattr(self, "kernel_package", type(self).__module__.rpartition(".")[0])
+        return import_module(f"{package}.{self.backends[backend]}").score_poses
+
+    def pair_terms(self, model: PairModel) -> Any:
+        """The terms the shared torch kernel computes for this function (van der Waals)."""
+        from .torch_kernel import PairTerms
+
+        return PairTerms(electrostatics=False, vdw_weight=1.0)
+
+    def pairs(self, model: Any) -> PairModel:
+        return model
 
     def prepare(
         self,
@@ -143,9 +158,11 @@ class VdW:
             receptor, ligand, restraints, function=self.name, skip_unknown=skip_unknown, names=names
         )
 
-    def device_scorer(self, model: PairModel, engine: Engine, workspace_bytes: int) -> Any:
-        self.kernel("torch")
-        raise AssertionError("unreachable")  # (kernel raises first)
+    def device_scorer(self, model: Any, engine: Engine, workspace_bytes: int) -> Any:
+        """The model on ``engine``'s device, for GSO on torch."""
+        from .torch_kernel import device_pairs
+
+        return device_pairs(self.pairs(model), self.pair_terms(model), engine, workspace_bytes)
 
     def score(
         self,
@@ -160,4 +177,10 @@ class VdW:
         poses = model.layout.validate(poses)
         if engine is not None:
             backend = engine.backend
+        if backend == "torch":
+            from .torch_kernel import score_with
+
+            return score_with(
+                self.pairs(model), self.pair_terms(model), poses, threads=threads, engine=engine
+            )
         return vdw_score(self.kernel(backend)(model, poses, threads=threads))
