@@ -58,7 +58,7 @@ def test_numba_equals_the_numpy_oracle(setups, function):
         assert np.array_equal(fast, one)  # thread count never changes a bit
 
 
-@pytest.mark.parametrize("function", sorted({f for f, _ in CASES}))
+@pytest.mark.parametrize("function", ["vdw", "cpydock", "dna"])
 def test_an_atom_without_parameters_is_a_one_line_error(setups, function):
     setup = setups("2X9A")
     atoms = setup.ligand.atoms
@@ -77,7 +77,17 @@ def test_an_atom_without_parameters_is_a_one_line_error(setups, function):
     assert len(pairs.lig_xyz) == len(atoms) - 1
 
 
-@pytest.mark.parametrize("function", ["vdw", "cpydock", "dna"])
+def test_dfire2_leaves_untyped_atoms_out_as_lightdock_does(setups):
+    setup = setups("2X9A")
+    atoms = setup.ligand.atoms
+    names = atoms.atom_name.copy()
+    names[5] = "XX9"
+    ligand = Partner(replace(atoms, atom_name=names), setup.ligand.modes, setup.ligand.mask)
+    model = get_scoring("dfire2").prepare(setup.receptor, ligand)
+    assert len(model.lig_xyz) == len(atoms) - 1
+
+
+@pytest.mark.parametrize("function", ["vdw", "cpydock", "dna", "dfire2"])
 def test_exact_run_reproduces_lightdocks_trajectory(tmp_path, function):
     """``sparkledock run --exact --scoring F`` writes LightDock's own gso file, byte for byte."""
     from conftest import writable_setup

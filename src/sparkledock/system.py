@@ -21,11 +21,14 @@ class Partner:
         atoms: the atom table (coordinates already centred).
         modes: (M, n_masked, 3) normal-mode displacement vectors (M may be 0).
         mask: (N,) bool, the atoms that normal modes move.
+        parsed_coords: (N, 3) the coordinates as the structure file gave them, before
+            centring, when known (LightDock's dfire2 scores those: see its notes).
     """
 
     atoms: Atoms
     modes: np.ndarray
     mask: np.ndarray
+    parsed_coords: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = len(self.atoms)
@@ -57,7 +60,10 @@ class Partner:
         """The partner restricted to the atoms in ``keep`` (modes follow their atoms)."""
         if keep.all():
             return self
-        return Partner(self.atoms.select(keep), self.modes[:, keep[self.mask], :], self.mask[keep])
+        parsed = None if self.parsed_coords is None else self.parsed_coords[keep]
+        return Partner(
+            self.atoms.select(keep), self.modes[:, keep[self.mask], :], self.mask[keep], parsed
+        )
 
     @classmethod
     def rigid(cls, atoms: Atoms) -> Partner:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -58,9 +58,10 @@ def _load_partner(
     pdb = setup_dir / lightdock_name(pdb_name)
     atoms = clean(read_structure(pdb), source=str(pdb), **cleaning(config))
     centre = centre_of_coordinates(atoms.coords)
+    parsed = atoms.coords
     atoms = centred(atoms)
     if n_modes == 0:
-        return Partner.rigid(atoms), centre
+        return replace(Partner.rigid(atoms), parsed_coords=parsed), centre
     mask = _load_npy(setup_dir / mask_name(pdb_name)).astype(bool)
     if mask.shape != (len(atoms),):
         raise InputFileError(
@@ -73,7 +74,7 @@ def _load_partner(
             f"{setup_dir / modes_file}: expected at least {n_modes} modes of shape "
             f"({int(mask.sum())}, 3), got {modes.shape}"
         )
-    return Partner(atoms, np.ascontiguousarray(modes[:n_modes]), mask), centre
+    return Partner(atoms, np.ascontiguousarray(modes[:n_modes]), mask, parsed), centre
 
 
 def load_setup(setup_dir: str | os.PathLike[str]) -> DockingSetup:

@@ -20,6 +20,7 @@ from ..restraints import Restraints
 from ..system import Partner
 from .cpydock import CPyDock
 from .dfire import DFIRE
+from .dfire2 import DFIRE2
 from .dna import DNA
 from .vdw import VdW
 
@@ -74,6 +75,7 @@ SCORING_FUNCTIONS: dict[str, type] = {
     "vdw": VdW,
     "cpydock": CPyDock,
     "dna": DNA,
+    "dfire2": DFIRE2,
 }
 
 
