@@ -22,6 +22,7 @@ from .cpydock import CPyDock
 from .dfire import DFIRE
 from .dfire2 import DFIRE2
 from .dna import DNA
+from .pisa import PISA
 from .vdw import VdW
 
 
@@ -76,6 +77,7 @@ SCORING_FUNCTIONS: dict[str, type] = {
     "cpydock": CPyDock,
     "dna": DNA,
     "dfire2": DFIRE2,
+    "pisa": PISA,
 }
 
 
