@@ -58,7 +58,7 @@ def test_numba_equals_the_numpy_oracle(setups, function):
         assert np.array_equal(fast, one)  # thread count never changes a bit
 
 
-@pytest.mark.parametrize("function", ["vdw", "cpydock", "dna", "pisa"])
+@pytest.mark.parametrize("function", ["vdw", "cpydock", "dna", "pisa", "sd"])
 def test_an_atom_without_parameters_is_a_one_line_error(setups, function):
     setup = setups("2X9A")
     atoms = setup.ligand.atoms
@@ -87,6 +87,9 @@ def test_dfire2_leaves_untyped_atoms_out_as_lightdock_does(setups):
     assert len(model.lig_xyz) == len(atoms) - 1
 
 
+# (sd is not here: its scores of ~1e9 printed to 8 decimals show single-ulp differences from
+# step 2 on, and the trajectory then parts from LightDock's; its scores of the same poses are
+# bit-identical: see docs/performance.md)
 @pytest.mark.parametrize("function", ["vdw", "cpydock", "dna", "dfire2", "pisa"])
 def test_exact_run_reproduces_lightdocks_trajectory(tmp_path, function):
     """``sparkledock run --exact --scoring F`` writes LightDock's own gso file, byte for byte."""

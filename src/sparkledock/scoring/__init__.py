@@ -23,6 +23,7 @@ from .dfire import DFIRE
 from .dfire2 import DFIRE2
 from .dna import DNA
 from .pisa import PISA
+from .sd import SD
 from .vdw import VdW
 
 
@@ -78,6 +79,7 @@ SCORING_FUNCTIONS: dict[str, type] = {
     "dna": DNA,
     "dfire2": DFIRE2,
     "pisa": PISA,
+    "sd": SD,
 }
 
 

@@ -63,6 +63,7 @@ def amber_atoms(
     source: str = "structure",
     skip_unknown: bool = False,
     dna_rules: bool = False,
+    translate_names: bool = True,
 ) -> tuple[AmberAtoms, np.ndarray]:
     """AMBER parameters of every atom and a mask of the atoms kept (``dna_rules``: LightDock's
     dna function's residue names and N-terminal hydrogens).
@@ -73,6 +74,8 @@ def amber_atoms(
     """
     table = amber_table()
     translate, atoms_table, lj = table["translate"], table["atoms"], table["lennard_jones"]
+    if not translate_names:  # (LightDock's sd reads OP1/OP2 as they are)
+        translate = {}
     atoms = partner.atoms
     aliases = DNA_RESIDUE_ALIASES if dna_rules else RESIDUE_ALIASES
     keys = [

@@ -65,6 +65,7 @@ def prepare_pair_model(
     skip_unknown: bool = False,
     names: tuple[str, str] = ("receptor", "ligand"),
     dna_rules: bool = False,
+    translate_names: bool = True,
 ) -> PairModel:
     """Type both partners with AMBER94 (``dna_rules``: LightDock's dna adapter's names) and
     resolve restraints.
@@ -73,11 +74,12 @@ def prepare_pair_model(
         UnsupportedAtomError: an atom without AMBER parameters (see ``skip_unknown``).
         RestraintError: an active restraint names a residue absent from its partner.
     """
+    rules = {"dna_rules": dna_rules, "translate_names": translate_names}
     rec_p, rec_keep = amber_atoms(
-        receptor, function=function, source=names[0], skip_unknown=skip_unknown, dna_rules=dna_rules
+        receptor, function=function, source=names[0], skip_unknown=skip_unknown, **rules
     )
     lig_p, lig_keep = amber_atoms(
-        ligand, function=function, source=names[1], skip_unknown=skip_unknown, dna_rules=dna_rules
+        ligand, function=function, source=names[1], skip_unknown=skip_unknown, **rules
     )
     receptor, ligand = receptor.subset(rec_keep), ligand.subset(lig_keep)
     groups = restraint_groups(receptor, ligand, restraints, names)
