@@ -96,7 +96,8 @@ def lightdock_desolvation_mask(heavy: np.ndarray) -> np.ndarray:
 
 def accessible_areas(partner: Partner, radius: np.ndarray, heavy: np.ndarray) -> np.ndarray:
     """Each atom's solvent-accessible area in the unbound partner (−1 for hydrogens), by
-    FreeSASA with default parameters, heavy atoms only, as LightDock computes it."""
+    FreeSASA with default parameters, heavy atoms only, at the parsed coordinates (FreeSASA's
+    slices depend on the frame in the last digits), as LightDock computes it."""
     try:
         import freesasa
     except ImportError:
@@ -106,9 +107,11 @@ def accessible_areas(partner: Partner, radius: np.ndarray, heavy: np.ndarray) ->
     freesasa.setVerbosity(freesasa.silent)
     structure = freesasa.Structure()
     atoms = partner.atoms
+    # LightDock gives FreeSASA the atoms' parsed coordinates, not the centred ones
+    coords = atoms.coords if partner.parsed_coords is None else partner.parsed_coords
     idx = np.flatnonzero(heavy)
     for i in idx:
-        x, y, z = (float(v) for v in atoms.coords[i])
+        x, y, z = (float(v) for v in coords[i])
         structure.addAtom(
             str(atoms.atom_name[i]), str(atoms.res_name[i]), int(atoms.res_seq[i]),
             str(atoms.chain[i]), x, y, z,

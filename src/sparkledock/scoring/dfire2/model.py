@@ -22,7 +22,10 @@ LightDock's evaluation, kept as is (each quirk changes scores, so parity needs t
   structure that is not centred). A partner without parsed coordinates uses its centred ones.
 - Atoms without a DFIRE2 type (hydrogens, OXT, hetero groups) are left out silently.
 
-Not LightDock's: nothing else; the table is LightDock's ``dfire2_energies.npy``.
+Not reproduced: LightDock's C returns its interface arrays with the molecule's length whatever
+the number of pairs, so the entries past the real pairs are uninitialised memory that may name
+restraint atoms (on 4GAM it does); here only the real pairs count. The table is LightDock's
+``dfire2_energies.npy``.
 """
 
 from __future__ import annotations
