@@ -1,6 +1,7 @@
 """Time LightDock 0.9.4's own pose evaluation (run with a LightDock venv's python).
 
 Usage: LIGHTDOCK_PYTHON lightdock_eval.py SETUP_DIR POSES.npy [RESTRAINTS] [--scoring NAME]
+[--rigid]
 Prints JSON: {"seconds_per_eval": ..., "scores": [...]}. NAME is a LightDock scoring module
 (``lightdock.scoring.NAME``; default ``fastdfire``). Evaluation goes through
 DockingLandscapePosition.evaluate_objective_function, the call LightDock's GSO makes per
@@ -22,6 +23,9 @@ from lightdock.structure.nm import read_nmodes
 def main() -> None:
     args = sys.argv[1:]
     scoring = "fastdfire"
+    rigid = "--rigid" in args  # no normal modes (LightDock's mj3h and tobi refuse them)
+    if rigid:
+        args.remove("--rigid")
     if "--scoring" in args:
         at = args.index("--scoring")
         scoring = args[at + 1]
@@ -48,8 +52,10 @@ def main() -> None:
     )
     rec.move_to_origin()
     lig.move_to_origin()
-    nr = setup["anm_rec"] if setup["use_anm"] else 0
-    nl = setup["anm_lig"] if setup["use_anm"] else 0
+    nr = setup["anm_rec"] if setup["use_anm"] and not rigid else 0
+    nl = setup["anm_lig"] if setup["use_anm"] and not rigid else 0
+    if rigid:
+        poses = poses[:, :7]
     if nr:
         rec.n_modes = read_nmodes("lightdock_rec.nm.npy")
     if nl:

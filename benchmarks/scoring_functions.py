@@ -30,12 +30,18 @@ import numpy as np
 from sparkledock.io.lightdock import load_setup
 from sparkledock.io.restraints import read_restraints
 from sparkledock.scoring import get_scoring
+from sparkledock.system import Partner
 
 HERE = Path(__file__).resolve().parent
 
 
 def lightdock_scores(
-    python: str, setup_dir: Path, poses: np.ndarray, function: str, restraints: Path | None
+    python: str,
+    setup_dir: Path,
+    poses: np.ndarray,
+    function: str,
+    restraints: Path | None,
+    rigid: bool = False,
 ) -> tuple[np.ndarray, float]:
     """LightDock's scores of ``poses`` and its seconds per evaluation (one thread)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -44,7 +50,7 @@ def lightdock_scores(
         cmd = [python, str(HERE / "lightdock_eval.py"), str(setup_dir), str(pose_file)]
         if restraints:
             cmd.append(str(restraints))
-        cmd += ["--scoring", function]
+        cmd += ["--scoring", function] + (["--rigid"] if rigid else [])
         out = subprocess.run(
             cmd,
             check=True,
@@ -100,22 +106,27 @@ def main() -> None:
             setup = load_setup(cdir / "lightdock_setup")
             gold = json.loads((cdir / "golden_dfire.json").read_text())
             poses = np.array([p for case in gold["cases"] for p in case["poses"]])
+            rigid = getattr(function, "rigid_only", False)
+            receptor, ligand = setup.receptor, setup.ligand
+            if rigid:  # (LightDock refuses normal modes with these functions)
+                receptor, ligand = Partner.rigid(receptor.atoms), Partner.rigid(ligand.atoms)
+                poses = poses[:, :7]
             diffs, record = [], {}
             ld_rate = None
             for restrained in (False, True):
                 rpath = cdir / "restraints.list" if restrained else None
                 ref, seconds = lightdock_scores(
-                    args.lightdock_python, cdir / "lightdock_setup", poses, name, rpath
+                    args.lightdock_python, cdir / "lightdock_setup", poses, name, rpath, rigid
                 )
                 ld_rate = ld_rate or 1.0 / seconds
                 model = function.prepare(
-                    setup.receptor, setup.ligand, read_restraints(rpath) if rpath else None
+                    receptor, ligand, read_restraints(rpath) if rpath else None
                 )
                 ours = function.score(model, poses, threads=1)
                 diffs.append(np.max(np.abs(ours - ref) / np.maximum(np.abs(ref), 1e-300)))
                 record["restraints" if restrained else "plain"] = ref.tolist()
             timing = np.repeat(poses, -(-args.timing_poses // len(poses)), axis=0)
-            model = function.prepare(setup.receptor, setup.ligand, None)
+            model = function.prepare(receptor, ligand, None)
             ours_rate = rate(lambda p, m=model, f=function: f.score(m, p, threads=1), timing)
             row = [
                 name,
@@ -135,6 +146,7 @@ def main() -> None:
                     "lightdock_version": "0.9.4",
                     "poses": f"../shared/bench/{cname}/golden_dfire.json (all cases, in order)",
                     "restraints": f"../shared/bench/{cname}/restraints.list",
+                    "rigid": rigid,
                     "scores": record,
                 }
                 path = args.write_golden / f"{name}_{cname}.json"

@@ -29,16 +29,22 @@ def test_scores_equal_lightdock(setups, function, complex_name, restrained):
     expected = np.array(record["scores"]["restraints" if restrained else "plain"])
     restraints = read_restraints(BENCH / complex_name / "restraints.list") if restrained else None
     scoring = get_scoring(function)
-    model = scoring.prepare(setup.receptor, setup.ligand, restraints)
+    receptor, ligand = setup.receptor, setup.ligand
     poses, _ = golden(complex_name)
+    if record.get("rigid"):  # LightDock scores these without normal modes
+        receptor, ligand = Partner.rigid(receptor.atoms), Partner.rigid(ligand.atoms)
+        poses = poses[:, :7]
+    model = scoring.prepare(receptor, ligand, restraints)
     got = scoring.score(model, poses)
-    assert np.max(np.abs(got - expected) / np.abs(expected)) < 1e-12
-    if restrained:  # the restraint terms changed something: the test can fail on them
-        plain = scoring.score(scoring.prepare(setup.receptor, setup.ligand), poses)
+    assert np.max(np.abs(got - expected) / np.maximum(np.abs(expected), 1e-300)) < 1e-12
+    plain = scoring.score(scoring.prepare(receptor, ligand), poses)
+    if restrained and function != "mj3h":  # the restraint terms changed something
         assert not np.allclose(plain, got)
+    if function == "mj3h":  # LightDock's mj3h never counts a restraint (its notes)
+        assert np.array_equal(plain, got)
 
 
-@pytest.mark.parametrize("function", sorted({f for f, _ in CASES}))
+@pytest.mark.parametrize("function", sorted({f for f, _ in CASES} - {"mj3h"}))
 def test_numba_equals_the_numpy_oracle(setups, function):
     setup = setups("2X9A")
     scoring = get_scoring(function)

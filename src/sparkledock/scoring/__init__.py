@@ -22,6 +22,7 @@ from .cpydock import CPyDock
 from .dfire import DFIRE
 from .dfire2 import DFIRE2
 from .dna import DNA
+from .mj3h import MJ3h
 from .pisa import PISA
 from .sd import SD
 from .vdw import VdW
@@ -80,6 +81,7 @@ SCORING_FUNCTIONS: dict[str, type] = {
     "dfire2": DFIRE2,
     "pisa": PISA,
     "sd": SD,
+    "mj3h": MJ3h,
 }
 
 

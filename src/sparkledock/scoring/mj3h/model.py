@@ -1,0 +1,169 @@
+"""LightDock's ``mj3h``: the Miyazawa–Jernigan MJ3h residue contact energies between side-chain
+beads, as LightDock 0.9.4 evaluates them.
+
+Each residue is one bead at the mean of its atoms other than ``O``, ``C``, ``N`` and ``H``
+(a residue with none is left out). Per receptor–ligand bead pair with d² < 42.25 Å²: 3.0 (a
+clash) if d² < 6.2, else the MJ3h energy of the two residue types (nothing for a residue name
+outside the twenty). The score is minus the sum. LightDock's quirks kept: it refuses normal
+modes with this function (a setup with modes is a one-line error here), and restraints never
+count (it keeps restraint residues without atoms, so none is ever satisfied: the fractions are
+always 0).
+
+References: S. Miyazawa, R. L. Jernigan, J. Mol. Biol. 256, 623–644 (1996).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any, ClassVar
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from ...backend import Engine
+from ...errors import EngineError
+from ...pose import PoseLayout
+from ...restraints import Restraints
+from ...system import Partner
+from ..numba_common import ligand_conformer
+
+CLASH_D2 = 6.2
+CONTACT_D2 = 42.25
+CLASH_ENERGY = 3.0
+_BACKBONE = ("O", "C", "N", "H")
+
+
+@cache
+def mj3h_table() -> tuple[dict[str, int], np.ndarray]:
+    data = json.loads(resources.files("sparkledock").joinpath("data/mj3h.json").read_text())
+    return {r: i for i, r in enumerate(data["residues"])}, np.array(data["energies"])
+
+
+def beads(partner: Partner) -> tuple[np.ndarray, np.ndarray]:
+    """Side-chain bead coordinates (LightDock's centroids, summed in atom order) and residue
+    types (−1: not one of the twenty)."""
+    index, _ = mj3h_table()
+    atoms = partner.atoms
+    starts = atoms.residue_starts()
+    xyz, kinds = [], []
+    for a, b in zip(starts, [*starts[1:], len(atoms)], strict=True):
+        cx = cy = cz = 0.0
+        count = 0
+        for k in range(a, b):
+            if atoms.atom_name[k] not in _BACKBONE:
+                cx += atoms.coords[k, 0]
+                cy += atoms.coords[k, 1]
+                cz += atoms.coords[k, 2]
+                count += 1
+        if count:
+            n = float(count)
+            xyz.append((cx / n, cy / n, cz / n))
+            kinds.append(index.get(str(atoms.res_name[a]), -1))
+    return np.array(xyz, dtype=np.float64).reshape(-1, 3), np.array(kinds, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class MJ3hModel:
+    layout: PoseLayout
+    rec_xyz: np.ndarray
+    rec_kind: np.ndarray
+    lig_xyz: np.ndarray
+    lig_kind: np.ndarray
+    table: np.ndarray
+
+
+@njit(cache=True)
+def _score_one(pose, m_rec, r_kind, m_lig, l_kind, table):
+    n = m_lig.shape[0]
+    lx = np.empty(n)
+    ly = np.empty(n)
+    lz = np.empty(n)
+    ligand_conformer(pose, 7, m_lig, np.zeros((0, n, 3)), lx, ly, lz)
+    energy = 0.0
+    for i in range(m_rec.shape[0]):
+        for j in range(n):
+            dx = m_rec[i, 0] - lx[j]
+            dy = m_rec[i, 1] - ly[j]
+            dz = m_rec[i, 2] - lz[j]
+            d2 = dx * dx + dy * dy + dz * dz
+            if d2 < CONTACT_D2:
+                if d2 < CLASH_D2:
+                    energy += CLASH_ENERGY
+                elif r_kind[i] >= 0 and l_kind[j] >= 0:
+                    energy += table[r_kind[i], l_kind[j]]
+    return energy * -1.0
+
+
+@njit(parallel=True, cache=True)
+def _score_batch(poses, m_rec, r_kind, m_lig, l_kind, table):
+    out = np.empty(poses.shape[0])
+    for p in prange(poses.shape[0]):
+        out[p] = _score_one(poses[p], m_rec, r_kind, m_lig, l_kind, table)
+    return out
+
+
+class MJ3h:
+    """LightDock's ``mj3h`` scoring function (rigid partners only)."""
+
+    name = "mj3h"
+    summary = "Miyazawa-Jernigan MJ3h residue contacts, rigid only (LightDock's mj3h)"
+    cutoff = 6.5
+    backends: ClassVar[dict[str, str]] = {"numba": "model"}
+    molecules: ClassVar[tuple[str, ...]] = ("protein",)
+    #: partners without normal modes only (poses have 7 numbers)
+    rigid_only = True
+
+    def typed_atoms(
+        self, partner: Partner, *, source: str = "structure", skip_unknown: bool = False
+    ) -> np.ndarray:
+        return np.ones(len(partner.atoms), dtype=bool)  # (beads of every residue)
+
+    def prepare(
+        self,
+        receptor: Partner,
+        ligand: Partner,
+        restraints: Restraints | None = None,
+        *,
+        names: tuple[str, str] = ("receptor", "ligand"),
+        **_: Any,
+    ) -> MJ3hModel:
+        for partner, source in ((receptor, names[0]), (ligand, names[1])):
+            if partner.n_modes:
+                raise EngineError(
+                    f"{source}: scoring 'mj3h' has no normal-mode support (LightDock refuses "
+                    "ANM with it); use a setup without normal modes"
+                )
+        _, table = mj3h_table()
+        r_xyz, r_kind = beads(receptor)
+        l_xyz, l_kind = beads(ligand)
+        return MJ3hModel(PoseLayout(0, 0), r_xyz, r_kind, l_xyz, l_kind, table)
+
+    def device_scorer(self, model: MJ3hModel, engine: Engine, workspace_bytes: int) -> Any:
+        raise EngineError("no 'torch' backend for scoring 'mj3h' (available: numba)")
+
+    def score(
+        self,
+        model: MJ3hModel,
+        poses: np.ndarray,
+        *,
+        backend: str = "numba",
+        threads: int | None = None,
+        engine: Engine | None = None,
+    ) -> np.ndarray:
+        poses = model.layout.validate(poses)
+        if engine is not None:
+            backend = engine.backend
+        if backend not in self.backends:
+            raise EngineError(f"no {backend!r} backend for scoring 'mj3h' (available: numba)")
+        previous = numba.get_num_threads()
+        if threads is not None:
+            numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+        try:
+            m = model
+            return _score_batch(poses, m.rec_xyz, m.rec_kind, m.lig_xyz, m.lig_kind, m.table)
+        finally:
+            numba.set_num_threads(previous)
