@@ -221,3 +221,22 @@ def test_gso_on_torch_with_a_combination_equals_numba(tmp_path):
         assert main([*argv, "--backend", backend, "--quiet"]) == 0
         texts.append((setup_dir / "swarm_0" / "gso_5.out").read_text())
     assert texts[0] == texts[1]
+
+
+def test_dock_with_a_combination_keeps_each_term_in_ranking_csv(tmp_path):
+    from sparkledock.cli import main
+
+    src, out = BENCH / "2X9A", tmp_path / "out"
+    argv = ["dock", str(src / "2X9A_r_u.pdb"), str(src / "2X9A_l_u.pdb"), "-o", str(out)]
+    argv += ["-r", str(src / "restraints.list"), "--scoring", "dfire:1,vdw:0.5"]
+    assert main([*argv, "--steps", "3", "-g", "10", "-s", "3", "--top", "2", "--quiet"]) == 0
+    import csv
+
+    rows = list(csv.DictReader((out / "ranking.csv").open()))
+    assert list(rows[0])[:7] == [
+        "rank", "score", "model", "swarm", "glowworm", "score_dfire", "score_vdw"
+    ]  # fmt: skip
+    for row in rows:
+        total = float(row["score_dfire"]) + float(row["score_vdw"])
+        assert abs(total - float(row["score"])) <= 2e-3  # (each column rounded to 3 decimals)
+    assert any(float(r["score_vdw"]) != 0.0 for r in rows)

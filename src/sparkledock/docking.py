@@ -291,6 +291,24 @@ def prepare_dock_setup(receptor, ligand, out: Path, restraints, options: DockOpt
         raise
 
 
+def term_columns(
+    setup: DockingSetup, restraints, scoring: str, ranking: list
+) -> dict[str, np.ndarray]:
+    """For a weighted combination, each function's weighted score of every ranked solution
+    (``score_<name>`` columns of ``ranking.csv``; they add up to ``score``); nothing for a
+    single function."""
+    from .api import prepare_scoring
+    from .scoring import get_scoring
+
+    if not hasattr(get_scoring(scoring), "term_scores") or not ranking:
+        return {}
+    prepared = prepare_scoring(setup, restraints=restraints, scoring=scoring)
+    parts_of = prepared.function.term_scores
+    poses = np.array([r.pose for r in ranking]).reshape(-1, setup.layout.size)
+    parts = parts_of(prepared.model, poses)
+    return {f"score_{name}": values for name, values in parts.items()}
+
+
 def analyse(
     out: Path,
     setup: Path | DockingSetup,
@@ -340,6 +358,7 @@ def analyse(
     poses = np.array([r.pose for r in best]).reshape(-1, setup.layout.size)
     names = [f"top_{i + 1}.pdb" for i in range(len(best))]
     write_models(setup, poses, [out / n for n in names])
+    terms = term_columns(setup, docked_with, options.scoring, ranking)
     rows = []
     for i, r in enumerate(ranking):
         row = {
@@ -349,6 +368,7 @@ def analyse(
             "swarm": r.swarm,
             "glowworm": r.glowworm,
         }
+        row.update({column: round(float(v[i]), 3) for column, v in terms.items()})
         rows.append(row)
     if reference is not None:
         from .analysis.evaluate import evaluate
