@@ -38,13 +38,13 @@ def test_scores_equal_lightdock(setups, function, complex_name, restrained):
     got = scoring.score(model, poses)
     assert np.max(np.abs(got - expected) / np.maximum(np.abs(expected), 1e-300)) < 1e-12
     plain = scoring.score(scoring.prepare(receptor, ligand), poses)
-    if restrained and function != "mj3h":  # the restraint terms changed something
+    if restrained and function not in ("mj3h", "tobi"):  # the restraint terms changed something
         assert not np.allclose(plain, got)
-    if function == "mj3h":  # LightDock's mj3h never counts a restraint (its notes)
+    if function in ("mj3h", "tobi"):  # LightDock's never count a restraint (their notes)
         assert np.array_equal(plain, got)
 
 
-@pytest.mark.parametrize("function", sorted({f for f, _ in CASES} - {"mj3h"}))
+@pytest.mark.parametrize("function", sorted({f for f, _ in CASES} - {"mj3h", "tobi"}))
 def test_numba_equals_the_numpy_oracle(setups, function):
     setup = setups("2X9A")
     scoring = get_scoring(function)
@@ -240,3 +240,13 @@ def test_dock_with_a_combination_keeps_each_term_in_ranking_csv(tmp_path):
         total = float(row["score_dfire"]) + float(row["score_vdw"])
         assert abs(total - float(row["score"])) <= 2e-3  # (each column rounded to 3 decimals)
     assert any(float(r["score_vdw"]) != 0.0 for r in rows)
+
+
+@pytest.mark.parametrize("function", ["mj3h", "tobi"])
+def test_rigid_only_functions_refuse_normal_modes_in_one_line(setups, function):
+    from sparkledock.errors import SparkledockError
+
+    setup = setups("2X9A")
+    with pytest.raises(SparkledockError, match="no normal-mode support") as err:
+        get_scoring(function).prepare(setup.receptor, setup.ligand, names=("rec.pdb", "lig.pdb"))
+    assert "\n" not in str(err.value) and "rec.pdb" in str(err.value)

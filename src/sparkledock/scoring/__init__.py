@@ -25,6 +25,7 @@ from .dna import DNA
 from .mj3h import MJ3h
 from .pisa import PISA
 from .sd import SD
+from .tobi import TOBI
 from .vdw import VdW
 
 
@@ -82,6 +83,7 @@ SCORING_FUNCTIONS: dict[str, type] = {
     "pisa": PISA,
     "sd": SD,
     "mj3h": MJ3h,
+    "tobi": TOBI,
 }
 
 
