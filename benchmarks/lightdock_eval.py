@@ -33,6 +33,12 @@ def main() -> None:
     setup_dir, poses_file = args[0], args[1]
     restraints_file = os.path.abspath(args[2]) if len(args) > 2 else None
     driver = importlib.import_module(f"lightdock.scoring.{scoring}.driver")
+    if not hasattr(driver, "DEFAULT_CONTACT_RESTRAINTS_CUTOFF"):
+        # LightDock 0.9.4's sipper driver uses this constant without importing it (every
+        # evaluation raises NameError); supply it so its C code can be compared at all
+        from lightdock.constants import DEFAULT_CONTACT_RESTRAINTS_CUTOFF
+
+        driver.DEFAULT_CONTACT_RESTRAINTS_CUTOFF = DEFAULT_CONTACT_RESTRAINTS_CUTOFF
     poses_file = os.path.abspath(poses_file)
     poses = np.load(poses_file)
     os.chdir(setup_dir)

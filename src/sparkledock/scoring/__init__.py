@@ -25,6 +25,7 @@ from .dna import DNA
 from .mj3h import MJ3h
 from .pisa import PISA
 from .sd import SD
+from .sipper import SIPPER
 from .tobi import TOBI
 from .vdw import VdW
 
@@ -84,6 +85,7 @@ SCORING_FUNCTIONS: dict[str, type] = {
     "sd": SD,
     "mj3h": MJ3h,
     "tobi": TOBI,
+    "sipper": SIPPER,
 }
 
 
