@@ -4,6 +4,9 @@ the exact and fast DFIRE paths)."""
 
 from __future__ import annotations
 
+import contextlib
+
+import numba
 import numpy as np
 from numba import njit
 
@@ -144,3 +147,15 @@ def receptor_atom(pose, ext0, rec_xyz, rec_modes, i):
         y += rec_modes[k, i, 1] * e
         z += rec_modes[k, i, 2] * e
     return x, y, z
+
+
+@contextlib.contextmanager
+def numba_threads(threads: int | None):
+    """Run a parallel kernel on ``threads`` threads (None: all), then restore the count."""
+    previous = numba.get_num_threads()
+    if threads is not None:
+        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-import numba
 import numpy as np
 from numba import njit, prange
 
@@ -24,6 +23,7 @@ from ..numba_common import (
     ligand_boxes,
     ligand_conformer,
     near_ligand,
+    numba_threads,
     point_gap2,
     receptor_atom,
     store_fractions,
@@ -201,10 +201,5 @@ def _score_batch(poses, m):
 
 def score_poses(model: PyDockModel, poses: np.ndarray, *, threads: int | None = None) -> Terms:
     """Energies and restraint fractions of validated ``poses``."""
-    previous = numba.get_num_threads()
-    if threads is not None:
-        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
-    try:
+    with numba_threads(threads):
         return Terms(*_score_batch(poses, pydock_arrays(model)).T.copy())
-    finally:
-        numba.set_num_threads(previous)

@@ -15,12 +15,11 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-import numba
 import numpy as np
 from numba import njit, prange
 
 from ...pose import EXTENTS_START
-from ..numba_common import flag_pair, store_fractions
+from ..numba_common import flag_pair, numba_threads, store_fractions
 from ..terms import Terms
 from .grid import DFIREField, cell_list, predicted_bytes
 from .model import dfire_score
@@ -450,14 +449,9 @@ def score_poses(
     fast: DFIREField, poses: np.ndarray, *, threads: int | None = None, arrays=None
 ) -> Terms:
     """Fast DFIRE energies and interface fractions of ``poses`` (validated (P, size))."""
-    previous = numba.get_num_threads()
-    if threads is not None:
-        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
-    try:
+    with numba_threads(threads):
         arrays = arrays if arrays is not None else grid_arrays(fast)
         return Terms(*_score_batch(poses, arrays).T.copy())
-    finally:
-        numba.set_num_threads(previous)
 
 
 class FastDFIRE:

@@ -29,12 +29,11 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-import numba
 import numpy as np
 from numba import njit, prange
 
 from ...pose import EXTENTS_START
-from ..numba_common import flag_pair, gap2, ligand_conformer, store_fractions
+from ..numba_common import flag_pair, gap2, ligand_conformer, numba_threads, store_fractions
 from ..terms import Terms
 from .model import (
     DFIRE_CUTOFF2,
@@ -408,10 +407,5 @@ def kernel_arrays(model: DFIREModel) -> KernelArrays:
 def score_poses(model: DFIREModel, poses: np.ndarray, *, threads: int | None = None) -> Terms:
     """Culled DFIRE energies and interface fractions of ``poses`` (validated (P, size)
     float64), parallel over poses."""
-    previous = numba.get_num_threads()
-    if threads is not None:
-        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
-    try:
+    with numba_threads(threads):
         return Terms(*_score_batch(poses, kernel_arrays(model)).T.copy())
-    finally:
-        numba.set_num_threads(previous)

@@ -34,16 +34,16 @@ import json
 import lzma
 from dataclasses import dataclass
 from functools import cache
-from importlib import import_module, resources
+from importlib import resources
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ...backend import Engine
 from ...errors import EngineError
 from ...pose import PoseLayout
 from ...restraints import Restraints
 from ...system import Partner
+from ..base import KernelScoring
 from ..groups import restraint_groups
 from ..terms import Terms, lightdock_score
 
@@ -101,7 +101,7 @@ def dfire2_score(terms: Terms) -> Any:
     return lightdock_score(terms.energy, terms)
 
 
-class DFIRE2:
+class DFIRE2(KernelScoring):
     """LightDock's ``dfire2`` scoring function."""
 
     name = "dfire2"
@@ -115,14 +115,6 @@ class DFIRE2:
     ) -> np.ndarray:
         """Atoms with a DFIRE2 type (the others are ignored, as LightDock does)."""
         return typed(partner)[1]
-
-    def kernel(self, backend: str):
-        if backend not in self.backends:
-            known = ", ".join(sorted(self.backends))
-            raise EngineError(
-                f"no {backend!r} backend for scoring {self.name!r} (available: {known})"
-            )
-        return import_module(f"{__package__}.{self.backends[backend]}").score_poses
 
     def prepare(
         self,
@@ -162,19 +154,5 @@ class DFIRE2:
             n_lig_restraints=groups.n_ligand,
         )
 
-    def device_scorer(self, model: DFIRE2Model, engine: Engine, workspace_bytes: int) -> Any:
-        self.kernel("torch")
-
-    def score(
-        self,
-        model: DFIRE2Model,
-        poses: np.ndarray,
-        *,
-        backend: str = "numba",
-        threads: int | None = None,
-        engine: Engine | None = None,
-    ) -> np.ndarray:
-        poses = model.layout.validate(poses)
-        if engine is not None:
-            backend = engine.backend
-        return dfire2_score(self.kernel(backend)(model, poses, threads=threads))
+    def terms_score(self, terms: Terms) -> Any:
+        return dfire2_score(terms)

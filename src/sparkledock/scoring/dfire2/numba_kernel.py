@@ -12,12 +12,19 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-import numba
 import numpy as np
 from numba import njit, prange
 
 from ...pose import EXTENTS_START
-from ..numba_common import GROUP, SUB, ligand_boxes, ligand_conformer, point_gap2, receptor_atom
+from ..numba_common import (
+    GROUP,
+    SUB,
+    ligand_boxes,
+    ligand_conformer,
+    numba_threads,
+    point_gap2,
+    receptor_atom,
+)
 from ..terms import Terms
 from .model import INTERFACE_2D, N_BINS, N_TYPES, DFIRE2Model
 
@@ -129,10 +136,5 @@ def _score_batch(poses, m):
 
 
 def score_poses(model: DFIRE2Model, poses: np.ndarray, *, threads: int | None = None) -> Terms:
-    previous = numba.get_num_threads()
-    if threads is not None:
-        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
-    try:
+    with numba_threads(threads):
         return Terms(*_score_batch(poses, dfire2_arrays(model)).T.copy())
-    finally:
-        numba.set_num_threads(previous)

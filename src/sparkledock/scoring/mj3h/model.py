@@ -20,7 +20,6 @@ from functools import cache
 from importlib import resources
 from typing import Any, ClassVar
 
-import numba
 import numpy as np
 from numba import njit, prange
 
@@ -29,7 +28,7 @@ from ...errors import EngineError
 from ...pose import PoseLayout
 from ...restraints import Restraints
 from ...system import Partner
-from ..numba_common import ligand_conformer
+from ..numba_common import ligand_conformer, numba_threads
 
 CLASH_D2 = 6.2
 CONTACT_D2 = 42.25
@@ -159,11 +158,6 @@ class MJ3h:
             backend = engine.backend
         if backend not in self.backends:
             raise EngineError(f"no {backend!r} backend for scoring 'mj3h' (available: numba)")
-        previous = numba.get_num_threads()
-        if threads is not None:
-            numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
-        try:
+        with numba_threads(threads):
             m = model
             return _score_batch(poses, m.rec_xyz, m.rec_kind, m.lig_xyz, m.lig_kind, m.table)
-        finally:
-            numba.set_num_threads(previous)

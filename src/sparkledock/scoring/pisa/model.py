@@ -21,18 +21,17 @@ import json
 import warnings
 from dataclasses import dataclass
 from functools import cache
-from importlib import import_module, resources
+from importlib import resources
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ...backend import Engine
-from ...errors import EngineError, SkippedAtomWarning, UnsupportedAtomError
+from ...errors import SkippedAtomWarning, UnsupportedAtomError
 from ...pose import PoseLayout
 from ...restraints import Restraints
 from ...system import Partner
+from ..base import KernelScoring
 from ..groups import restraint_groups
-from ..terms import Terms, lightdock_score
 
 N_TYPES = 32
 N_BINS = 3
@@ -141,7 +140,7 @@ class PISAModel:
     n_lig_restraints: int
 
 
-class PISA:
+class PISA(KernelScoring):
     """LightDock's ``pisa`` scoring function."""
 
     name = "pisa"
@@ -154,14 +153,6 @@ class PISA:
         self, partner: Partner, *, source: str = "structure", skip_unknown: bool = False
     ) -> np.ndarray:
         return pisa_types(partner, source=source, skip_unknown=skip_unknown)[1]
-
-    def kernel(self, backend: str):
-        if backend not in self.backends:
-            known = ", ".join(sorted(self.backends))
-            raise EngineError(
-                f"no {backend!r} backend for scoring {self.name!r} (available: {known})"
-            )
-        return import_module(f"{__package__}.{self.backends[backend]}").score_poses
 
     def prepare(
         self,
@@ -191,21 +182,3 @@ class PISA:
             lig_restraint_group=groups.ligand,
             n_lig_restraints=groups.n_ligand,
         )
-
-    def device_scorer(self, model: PISAModel, engine: Engine, workspace_bytes: int) -> Any:
-        self.kernel("torch")
-
-    def score(
-        self,
-        model: PISAModel,
-        poses: np.ndarray,
-        *,
-        backend: str = "numba",
-        threads: int | None = None,
-        engine: Engine | None = None,
-    ) -> np.ndarray:
-        poses = model.layout.validate(poses)
-        if engine is not None:
-            backend = engine.backend
-        terms: Terms = self.kernel(backend)(model, poses, threads=threads)
-        return lightdock_score(terms.energy * -1.0, terms)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-import numba
 import numpy as np
 from numba import njit, prange
 
@@ -23,6 +22,7 @@ from ..numba_common import (
     ligand_boxes,
     ligand_conformer,
     near_ligand,
+    numba_threads,
     receptor_atom,
     store_fractions,
 )
@@ -146,10 +146,5 @@ def _score_batch(poses, m):
 
 
 def score_poses(model: PISAModel, poses: np.ndarray, *, threads: int | None = None) -> Terms:
-    previous = numba.get_num_threads()
-    if threads is not None:
-        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
-    try:
+    with numba_threads(threads):
         return Terms(*_score_batch(poses, pisa_arrays(model)).T.copy())
-    finally:
-        numba.set_num_threads(previous)

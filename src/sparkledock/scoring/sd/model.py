@@ -16,11 +16,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ...backend import Engine
 from ...restraints import Restraints
 from ...system import Partner
 from ..amber import amber_atoms
-from ..terms import lightdock_score
 from ..vdw.model import PairModel, VdW, prepare_pair_model
 
 SD_CUTOFF_A = 9.0
@@ -65,21 +63,3 @@ class SD(VdW):
             names=names,
             translate_names=False,
         )
-
-    def device_scorer(self, model: PairModel, engine: Engine, workspace_bytes: int) -> Any:
-        self.kernel("torch")
-
-    def score(
-        self,
-        model: PairModel,
-        poses: np.ndarray,
-        *,
-        backend: str = "numba",
-        threads: int | None = None,
-        engine: Engine | None = None,
-    ) -> np.ndarray:
-        poses = model.layout.validate(poses)
-        if engine is not None:
-            backend = engine.backend
-        terms = self.kernel(backend)(model, poses, threads=threads)
-        return lightdock_score(terms.energy * -1.0, terms)

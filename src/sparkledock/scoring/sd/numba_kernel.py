@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 from numba import njit, prange
 
@@ -17,6 +16,7 @@ from ..numba_common import (
     ligand_boxes,
     ligand_conformer,
     near_ligand,
+    numba_threads,
     receptor_atom,
     store_fractions,
 )
@@ -83,12 +83,7 @@ def _score_batch(poses, m, q_rec, q_lig):
 
 
 def score_poses(model: PairModel, poses: np.ndarray, *, threads: int | None = None) -> Terms:
-    previous = numba.get_num_threads()
-    if threads is not None:
-        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
-    try:
+    with numba_threads(threads):
         arrays = vdw_arrays(model)
         out = _score_batch(poses, arrays, model.rec_charge, model.lig_charge)
         return Terms(*out.T.copy())
-    finally:
-        numba.set_num_threads(previous)

@@ -29,7 +29,6 @@ from functools import cache
 from importlib import resources
 from typing import Any, ClassVar
 
-import numba
 import numpy as np
 from numba import njit, prange
 
@@ -38,7 +37,7 @@ from ...errors import EngineError, UnsupportedAtomError
 from ...pose import EXTENTS_START, PoseLayout
 from ...restraints import Restraints
 from ...system import Partner
-from ..numba_common import ligand_conformer, receptor_atom
+from ..numba_common import ligand_conformer, numba_threads, receptor_atom
 
 CONTACT_D2 = 25.0
 
@@ -195,14 +194,9 @@ class SIPPER:
             backend = engine.backend
         if backend not in self.backends:
             raise EngineError(f"no {backend!r} backend for scoring 'sipper' (available: numba)")
-        previous = numba.get_num_threads()
-        if threads is not None:
-            numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
-        try:
+        with numba_threads(threads):
             m = model
             return _score_batch(
                 poses, m.layout.n_rec, m.rec_xyz, m.rec_modes, m.rec_bounds, m.rec_kind,
                 m.lig_xyz, m.lig_modes, m.lig_bounds, m.lig_kind, m.table,
             )  # fmt: skip
-        finally:
-            numba.set_num_threads(previous)

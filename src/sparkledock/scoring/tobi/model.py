@@ -19,7 +19,6 @@ from functools import cache
 from importlib import resources
 from typing import Any, ClassVar
 
-import numba
 import numpy as np
 from numba import njit, prange
 
@@ -28,7 +27,7 @@ from ...errors import EngineError
 from ...pose import PoseLayout
 from ...restraints import Restraints
 from ...system import Partner
-from ..numba_common import ligand_conformer
+from ..numba_common import ligand_conformer, numba_threads
 
 N_BEAD, O_BEAD = 20, 21
 
@@ -183,12 +182,7 @@ class TOBI:
             backend = engine.backend
         if backend not in self.backends:
             raise EngineError(f"no {backend!r} backend for scoring 'tobi' (available: numba)")
-        previous = numba.get_num_threads()
-        if threads is not None:
-            numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
-        try:
+        with numba_threads(threads):
             m = model
             args = (m.rec_xyz, m.rec_kind, m.lig_xyz, m.lig_kind, m.step1, m.step2)
             return _score_batch(poses, *args)
-        finally:
-            numba.set_num_threads(previous)

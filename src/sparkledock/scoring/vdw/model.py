@@ -11,17 +11,16 @@ has no AMBER type: a one-line error).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import import_module
 from typing import Any, ClassVar
 
 import numpy as np
 
 from ...backend import Engine
-from ...errors import EngineError
 from ...pose import PoseLayout
 from ...restraints import Restraints
 from ...system import Partner
 from ..amber import amber_atoms
+from ..base import KernelScoring
 from ..groups import restraint_groups
 from ..terms import Terms, lightdock_score
 
@@ -107,13 +106,12 @@ def vdw_score(terms: Terms) -> Any:
     return lightdock_score(terms.energy * -1.0, terms)
 
 
-class VdW:
+class VdW(KernelScoring):
     """LightDock's ``vdw`` scoring function: prepare once, score batches of poses."""
 
     name = "vdw"
     summary = "truncated Lennard-Jones over AMBER94 atoms (LightDock's vdw)"
     cutoff = VDW_CUTOFF_A
-    #: backend -> kernel module (``score_poses(model, poses, *, threads) -> Terms``)
     backends: ClassVar[dict[str, str]] = {
         "numba": "numba_kernel",
         "numpy": "numpy_kernel",
@@ -126,16 +124,6 @@ class VdW:
     ) -> np.ndarray:
         """Atoms with AMBER94 parameters."""
         return amber_atoms(partner, function=self.name, source=source, skip_unknown=skip_unknown)[1]
-
-    def kernel(self, backend: str):
-        if backend not in self.backends:
-            known = ", ".join(sorted(self.backends))
-            raise EngineError(
-                f"no {backend!r} backend for scoring {self.name!r} (available: {known})"
-            )
-        # a subclass's own folder, or the folder whose kernels it shares
-        package = getattr(self, "kernel_package", type(self).__module__.rpartition(".")[0])
-        return import_module(f"{package}.{self.backends[backend]}").score_poses
 
     def pair_terms(self, model: PairModel) -> Any:
         """The terms the shared torch kernel computes for this function (van der Waals)."""
@@ -164,25 +152,15 @@ class VdW:
         """The model on ``engine``'s device, for GSO on torch."""
         from .torch_kernel import device_pairs
 
+        self.require("torch")  # (a subclass without a torch kernel refuses in one line)
+
         return device_pairs(self.pairs(model), self.pair_terms(model), engine, workspace_bytes)
 
-    def score(
-        self,
-        model: PairModel,
-        poses: np.ndarray,
-        *,
-        backend: str = "numba",
-        threads: int | None = None,
-        engine: Engine | None = None,
+    def torch_score(
+        self, model: Any, poses: np.ndarray, threads: int | None, engine: Engine | None
     ) -> np.ndarray:
-        """Scores of ``poses`` (P, layout.size) → (P,) float64, larger is better."""
-        poses = model.layout.validate(poses)
-        if engine is not None:
-            backend = engine.backend
-        if backend == "torch":
-            from .torch_kernel import score_with
+        from .torch_kernel import score_with
 
-            return score_with(
-                self.pairs(model), self.pair_terms(model), poses, threads=threads, engine=engine
-            )
-        return vdw_score(self.kernel(backend)(model, poses, threads=threads))
+        return score_with(
+            self.pairs(model), self.pair_terms(model), poses, threads=threads, engine=engine
+        )

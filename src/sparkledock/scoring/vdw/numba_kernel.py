@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-import numba
 import numpy as np
 from numba import njit, prange
 
@@ -24,6 +23,7 @@ from ..numba_common import (
     ligand_boxes,
     ligand_conformer,
     near_ligand,
+    numba_threads,
     receptor_atom,
     store_fractions,
 )
@@ -138,11 +138,6 @@ def score_poses(
     model: PairModel, poses: np.ndarray, *, threads: int | None = None, arrays=None
 ) -> Terms:
     """Energies and restraint fractions of validated ``poses``."""
-    previous = numba.get_num_threads()
-    if threads is not None:
-        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
-    try:
+    with numba_threads(threads):
         arrays = arrays if arrays is not None else vdw_arrays(model)
         return Terms(*_score_batch(poses, arrays).T.copy())
-    finally:
-        numba.set_num_threads(previous)

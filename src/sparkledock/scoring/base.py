@@ -1,0 +1,71 @@
+"""What the scoring functions share around their kernels: the backend lookup and one-line
+refusal, the engine's backend, pose validation and, for functions whose kernels return
+:class:`~.terms.Terms`, LightDock's restraint combination of minus the energy."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import import_module
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..backend import Engine
+from ..errors import EngineError
+from .terms import Terms, lightdock_score
+
+
+class KernelScoring:
+    """A scoring function with one kernel module per backend (``backends``: backend → module
+    name in the function's folder, or in ``kernel_package``); kernels are
+    ``score_poses(model, poses, *, threads) -> Terms``."""
+
+    name: ClassVar[str]
+    backends: ClassVar[dict[str, str]]
+    #: the package holding the kernel modules (default: the function's own folder)
+    kernel_package: ClassVar[str | None] = None
+
+    def require(self, backend: str) -> None:
+        """A one-line EngineError unless this function has a kernel for ``backend``."""
+        if backend not in self.backends:
+            known = ", ".join(sorted(self.backends))
+            raise EngineError(
+                f"no {backend!r} backend for scoring {self.name!r} (available: {known})"
+            )
+
+    def kernel(self, backend: str) -> Callable[..., Any]:
+        """This function's kernel for ``backend``, or a one-line EngineError."""
+        self.require(backend)
+        package = self.kernel_package or type(self).__module__.rpartition(".")[0]
+        return import_module(f"{package}.{self.backends[backend]}").score_poses
+
+    def terms_score(self, terms: Terms) -> Any:
+        """The score from a kernel's terms: minus the energy, restraints combined."""
+        return lightdock_score(terms.energy * -1.0, terms)
+
+    def torch_score(
+        self, model: Any, poses: np.ndarray, threads: int | None, engine: Engine | None
+    ) -> np.ndarray:
+        raise NotImplementedError  # (only reached with "torch" in ``backends``)
+
+    def device_scorer(self, model: Any, engine: Engine, workspace_bytes: int) -> Any:
+        self.require("torch")  # the one-line refusal without a torch kernel
+        raise NotImplementedError
+
+    def score(
+        self,
+        model: Any,
+        poses: np.ndarray,
+        *,
+        backend: str = "numba",
+        threads: int | None = None,
+        engine: Engine | None = None,
+    ) -> np.ndarray:
+        """Scores of ``poses`` (P, layout.size) → (P,) float64, larger is better."""
+        poses = model.layout.validate(poses)
+        if engine is not None:
+            backend = engine.backend
+        if backend == "torch":
+            self.require(backend)
+            return self.torch_score(model, poses, threads, engine)
+        return self.terms_score(self.kernel(backend)(model, poses, threads=threads))
