@@ -15,6 +15,17 @@ from ..errors import EngineError
 from .terms import Terms, lightdock_score
 
 
+def refuse_normal_modes(function: str, partners: Any, names: tuple[str, str]) -> None:
+    """One line for a partner with normal modes given to a rigid-only function (LightDock
+    refuses ANM with its mj3h and tobi)."""
+    for partner, source in zip(partners, names, strict=True):
+        if partner.n_modes:
+            raise EngineError(
+                f"{source}: scoring {function!r} has no normal-mode support (LightDock refuses "
+                "ANM with it); use a setup without normal modes"
+            )
+
+
 class KernelScoring:
     """A scoring function with one kernel module per backend (``backends``: backend → module
     name in the function's folder, or in ``kernel_package``); kernels are

@@ -159,3 +159,20 @@ def numba_threads(threads: int | None):
         yield
     finally:
         numba.set_num_threads(previous)
+
+
+@njit(cache=True)
+def posed_ligand(pose, ext0, lig_xyz, lig_modes):
+    """The ligand for ``pose`` (LightDock's conformer) and its culling boxes: the per-pose
+    set-up every pair kernel needs. Returns (lx, ly, lz, sub_box, group_box, all_box)."""
+    n = lig_xyz.shape[0]
+    lx = np.empty(n)
+    ly = np.empty(n)
+    lz = np.empty(n)
+    ligand_conformer(pose, ext0, lig_xyz, lig_modes, lx, ly, lz)
+    n_sub = (n + SUB - 1) // SUB
+    sub_box = np.empty((n_sub, 6))
+    group_box = np.empty(((n_sub + GROUP - 1) // GROUP, 6))
+    all_box = np.empty(6)
+    ligand_boxes(lx, ly, lz, sub_box, group_box, all_box)
+    return lx, ly, lz, sub_box, group_box, all_box

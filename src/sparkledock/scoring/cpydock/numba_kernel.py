@@ -20,11 +20,10 @@ from ..numba_common import (
     GROUP,
     SUB,
     flag_pair,
-    ligand_boxes,
-    ligand_conformer,
     near_ligand,
     numba_threads,
     point_gap2,
+    posed_ligand,
     receptor_atom,
     store_fractions,
 )
@@ -129,15 +128,9 @@ def _buried(min_d2, sasa, solv):
 def _score_one(pose, m, out):
     n_lig = m.lig_xyz.shape[0]
     n_rec = m.rec_xyz.shape[0]
-    lx = np.empty(n_lig)
-    ly = np.empty(n_lig)
-    lz = np.empty(n_lig)
-    ligand_conformer(pose, EXTENTS_START + m.n_rec_modes, m.lig_xyz, m.lig_modes, lx, ly, lz)
-    n_sub = (n_lig + SUB - 1) // SUB
-    sub_box = np.empty((n_sub, 6))
-    group_box = np.empty(((n_sub + GROUP - 1) // GROUP, 6))
-    all_box = np.empty(6)
-    ligand_boxes(lx, ly, lz, sub_box, group_box, all_box)
+    lx, ly, lz, sub_box, group_box, all_box = posed_ligand(
+        pose, EXTENTS_START + m.n_rec_modes, m.lig_xyz, m.lig_modes
+    )
     lmin = np.full(n_lig, HUGE_D2)
     rmin = np.full(n_rec, HUGE_D2)
     rec_hit = np.zeros(max(m.n_rec_groups, 1), dtype=np.bool_)

@@ -23,12 +23,12 @@ from typing import Any, ClassVar
 import numpy as np
 from numba import njit, prange
 
-from ...backend import Engine
-from ...errors import EngineError
 from ...pose import PoseLayout
 from ...restraints import Restraints
 from ...system import Partner
+from ..base import KernelScoring, refuse_normal_modes
 from ..numba_common import ligand_conformer, numba_threads
+from ..terms import Terms
 
 CLASH_D2 = 6.2
 CONTACT_D2 = 42.25
@@ -94,7 +94,7 @@ def _score_one(pose, m_rec, r_kind, m_lig, l_kind, table):
                     energy += CLASH_ENERGY
                 elif r_kind[i] >= 0 and l_kind[j] >= 0:
                     energy += table[r_kind[i], l_kind[j]]
-    return energy * -1.0
+    return energy
 
 
 @njit(parallel=True, cache=True)
@@ -105,7 +105,16 @@ def _score_batch(poses, m_rec, r_kind, m_lig, l_kind, table):
     return out
 
 
-class MJ3h:
+def score_poses(model, poses: np.ndarray, *, threads: int | None = None) -> Terms:
+    """Energies of validated ``poses`` (restraints never count: zero fractions)."""
+    m = model
+    with numba_threads(threads):
+        energy = _score_batch(poses, m.rec_xyz, m.rec_kind, m.lig_xyz, m.lig_kind, m.table)
+    zeros = np.zeros(len(poses))
+    return Terms(energy, zeros, zeros, zeros)
+
+
+class MJ3h(KernelScoring):
     """LightDock's ``mj3h`` scoring function (rigid partners only)."""
 
     name = "mj3h"
@@ -130,34 +139,8 @@ class MJ3h:
         names: tuple[str, str] = ("receptor", "ligand"),
         **_: Any,
     ) -> MJ3hModel:
-        for partner, source in ((receptor, names[0]), (ligand, names[1])):
-            if partner.n_modes:
-                raise EngineError(
-                    f"{source}: scoring 'mj3h' has no normal-mode support (LightDock refuses "
-                    "ANM with it); use a setup without normal modes"
-                )
+        refuse_normal_modes(self.name, (receptor, ligand), names)
         _, table = mj3h_table()
         r_xyz, r_kind = beads(receptor)
         l_xyz, l_kind = beads(ligand)
         return MJ3hModel(PoseLayout(0, 0), r_xyz, r_kind, l_xyz, l_kind, table)
-
-    def device_scorer(self, model: MJ3hModel, engine: Engine, workspace_bytes: int) -> Any:
-        raise EngineError("no 'torch' backend for scoring 'mj3h' (available: numba)")
-
-    def score(
-        self,
-        model: MJ3hModel,
-        poses: np.ndarray,
-        *,
-        backend: str = "numba",
-        threads: int | None = None,
-        engine: Engine | None = None,
-    ) -> np.ndarray:
-        poses = model.layout.validate(poses)
-        if engine is not None:
-            backend = engine.backend
-        if backend not in self.backends:
-            raise EngineError(f"no {backend!r} backend for scoring 'mj3h' (available: numba)")
-        with numba_threads(threads):
-            m = model
-            return _score_batch(poses, m.rec_xyz, m.rec_kind, m.lig_xyz, m.lig_kind, m.table)

@@ -16,13 +16,10 @@ from numba import njit, prange
 
 from ...pose import EXTENTS_START
 from ..numba_common import (
-    GROUP,
-    SUB,
     flag_pair,
-    ligand_boxes,
-    ligand_conformer,
     near_ligand,
     numba_threads,
+    posed_ligand,
     receptor_atom,
     store_fractions,
 )
@@ -84,15 +81,9 @@ def _spline_bin(dist):
 @njit(cache=True)
 def _score_one(pose, m, out):
     n_lig = m.lig_xyz.shape[0]
-    lx = np.empty(n_lig)
-    ly = np.empty(n_lig)
-    lz = np.empty(n_lig)
-    ligand_conformer(pose, EXTENTS_START + m.n_rec_modes, m.lig_xyz, m.lig_modes, lx, ly, lz)
-    n_sub = (n_lig + SUB - 1) // SUB
-    sub_box = np.empty((n_sub, 6))
-    group_box = np.empty(((n_sub + GROUP - 1) // GROUP, 6))
-    all_box = np.empty(6)
-    ligand_boxes(lx, ly, lz, sub_box, group_box, all_box)
+    lx, ly, lz, sub_box, group_box, _ = posed_ligand(
+        pose, EXTENTS_START + m.n_rec_modes, m.lig_xyz, m.lig_modes
+    )
     hit_j = np.empty(n_lig, dtype=np.int64)
     hit_d2 = np.empty(n_lig)
     counts = np.zeros((N_TYPES, N_TYPES, N_BINS))

@@ -32,12 +32,13 @@ from typing import Any, ClassVar
 import numpy as np
 from numba import njit, prange
 
-from ...backend import Engine
-from ...errors import EngineError, UnsupportedAtomError
+from ...errors import UnsupportedAtomError
 from ...pose import EXTENTS_START, PoseLayout
 from ...restraints import Restraints
 from ...system import Partner
+from ..base import KernelScoring
 from ..numba_common import ligand_conformer, numba_threads, receptor_atom
+from ..terms import Terms
 
 CONTACT_D2 = 25.0
 
@@ -131,7 +132,7 @@ def _score_one(pose, n_rec_modes, rxyz, rmodes, rb, rk, lxyz, lmodes, lb, lk, ta
                     if dx * dx + dy * dy + dz * dz < CONTACT_D2:
                         total += e
                         break
-    return -1.0 * (total - 0.019 * 0.0)
+    return total - 0.019 * 0.0  # (the ODA term, zero here)
 
 
 @njit(parallel=True, cache=True)
@@ -144,7 +145,19 @@ def _score_batch(poses, n_rec_modes, rxyz, rmodes, rb, rk, lxyz, lmodes, lb, lk,
     return out
 
 
-class SIPPER:
+def score_poses(model, poses: np.ndarray, *, threads: int | None = None) -> Terms:
+    """Energies of validated ``poses`` (restraints never count: zero fractions)."""
+    m = model
+    with numba_threads(threads):
+        energy = _score_batch(
+            poses, m.layout.n_rec, m.rec_xyz, m.rec_modes, m.rec_bounds, m.rec_kind,
+            m.lig_xyz, m.lig_modes, m.lig_bounds, m.lig_kind, m.table,
+        )  # fmt: skip
+    zeros = np.zeros(len(poses))
+    return Terms(energy, zeros, zeros, zeros)
+
+
+class SIPPER(KernelScoring):
     """LightDock's ``sipper`` scoring function."""
 
     name = "sipper"
@@ -176,27 +189,3 @@ class SIPPER:
             np.ascontiguousarray(receptor.atoms.coords), receptor.full_modes(), rb, rk,
             np.ascontiguousarray(ligand.atoms.coords), ligand.full_modes(), lb, lk, table,
         )  # fmt: skip
-
-    def device_scorer(self, model: SIPPERModel, engine: Engine, workspace_bytes: int) -> Any:
-        raise EngineError("no 'torch' backend for scoring 'sipper' (available: numba)")
-
-    def score(
-        self,
-        model: SIPPERModel,
-        poses: np.ndarray,
-        *,
-        backend: str = "numba",
-        threads: int | None = None,
-        engine: Engine | None = None,
-    ) -> np.ndarray:
-        poses = model.layout.validate(poses)
-        if engine is not None:
-            backend = engine.backend
-        if backend not in self.backends:
-            raise EngineError(f"no {backend!r} backend for scoring 'sipper' (available: numba)")
-        with numba_threads(threads):
-            m = model
-            return _score_batch(
-                poses, m.layout.n_rec, m.rec_xyz, m.rec_modes, m.rec_bounds, m.rec_kind,
-                m.lig_xyz, m.lig_modes, m.lig_bounds, m.lig_kind, m.table,
-            )  # fmt: skip

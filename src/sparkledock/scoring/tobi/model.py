@@ -22,12 +22,12 @@ from typing import Any, ClassVar
 import numpy as np
 from numba import njit, prange
 
-from ...backend import Engine
-from ...errors import EngineError
 from ...pose import PoseLayout
 from ...restraints import Restraints
 from ...system import Partner
+from ..base import KernelScoring, refuse_normal_modes
 from ..numba_common import ligand_conformer, numba_threads
+from ..terms import Terms
 
 N_BEAD, O_BEAD = 20, 21
 
@@ -115,7 +115,7 @@ def _score_one(pose, r_xyz, r_kind, l_xyz, l_kind, t1, t2):
                 energy += t1[ri, lj]
             elif d <= far:
                 energy += t2[ri, lj]
-    return energy * -1.0
+    return energy
 
 
 @njit(parallel=True, cache=True)
@@ -126,7 +126,17 @@ def _score_batch(poses, r_xyz, r_kind, l_xyz, l_kind, t1, t2):
     return out
 
 
-class TOBI:
+def score_poses(model, poses: np.ndarray, *, threads: int | None = None) -> Terms:
+    """Energies of validated ``poses`` (restraints never count: zero fractions)."""
+    m = model
+    with numba_threads(threads):
+        args = (m.rec_xyz, m.rec_kind, m.lig_xyz, m.lig_kind, m.step1, m.step2)
+        energy = _score_batch(poses, *args)
+    zeros = np.zeros(len(poses))
+    return Terms(energy, zeros, zeros, zeros)
+
+
+class TOBI(KernelScoring):
     """LightDock's ``tobi`` scoring function (rigid partners only)."""
 
     name = "tobi"
@@ -151,12 +161,7 @@ class TOBI:
         names: tuple[str, str] = ("receptor", "ligand"),
         **_: Any,
     ) -> TOBIModel:
-        for partner, source in ((receptor, names[0]), (ligand, names[1])):
-            if partner.n_modes:
-                raise EngineError(
-                    f"{source}: scoring 'tobi' has no normal-mode support (LightDock refuses "
-                    "ANM with it); use a setup without normal modes"
-                )
+        refuse_normal_modes(self.name, (receptor, ligand), names)
         data = tobi_data()
         r_xyz, r_kind = beads(receptor)
         l_xyz, l_kind = beads(ligand)
@@ -164,25 +169,3 @@ class TOBI:
             PoseLayout(0, 0), r_xyz, r_kind, l_xyz, l_kind,
             np.array(data["step1"]), np.array(data["step2"]),
         )  # fmt: skip
-
-    def device_scorer(self, model: TOBIModel, engine: Engine, workspace_bytes: int) -> Any:
-        raise EngineError("no 'torch' backend for scoring 'tobi' (available: numba)")
-
-    def score(
-        self,
-        model: TOBIModel,
-        poses: np.ndarray,
-        *,
-        backend: str = "numba",
-        threads: int | None = None,
-        engine: Engine | None = None,
-    ) -> np.ndarray:
-        poses = model.layout.validate(poses)
-        if engine is not None:
-            backend = engine.backend
-        if backend not in self.backends:
-            raise EngineError(f"no {backend!r} backend for scoring 'tobi' (available: numba)")
-        with numba_threads(threads):
-            m = model
-            args = (m.rec_xyz, m.rec_kind, m.lig_xyz, m.lig_kind, m.step1, m.step2)
-            return _score_batch(poses, *args)
