@@ -29,7 +29,7 @@ import numpy as np
 
 from sparkledock.io.lightdock import load_setup
 from sparkledock.io.restraints import read_restraints
-from sparkledock.scoring import get_scoring
+from sparkledock.scoring import get_scoring, to_lightdock
 from sparkledock.system import Partner
 
 HERE = Path(__file__).resolve().parent
@@ -50,7 +50,7 @@ def lightdock_scores(
         cmd = [python, str(HERE / "lightdock_eval.py"), str(setup_dir), str(pose_file)]
         if restraints:
             cmd.append(str(restraints))
-        cmd += ["--scoring", function] + (["--rigid"] if rigid else [])
+        cmd += ["--scoring", to_lightdock(function)] + (["--rigid"] if rigid else [])
         out = subprocess.run(
             cmd,
             check=True,

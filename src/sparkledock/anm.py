@@ -1,8 +1,10 @@
-"""Normal modes from an anisotropic network model (ANM) of the C-alpha atoms.
+"""Normal modes from an anisotropic network model (ANM) of the C-alpha (or C4') atoms.
 
-What LightDock computes through ProDy, written with SciPy: a network of C-alpha atoms joined
-within 15 Å by springs of equal strength; the lowest non-trivial modes of its Hessian; each
-residue's atoms moved with their C-alpha (modes extended to all atoms and renormalised); then
+What LightDock computes through ProDy, written with SciPy: a network of one node per residue
+(the C-alpha of an amino acid, the C4' of a nucleotide, as LightDock selects "name C4'" when a
+molecule has no C-alpha) joined within 15 Å by springs of equal strength; the lowest
+non-trivial modes of its Hessian; each residue's atoms moved with their node (modes extended to
+all atoms and renormalised); then
 every mode scaled so that random N(0, 1) extents give conformers with a mean RMSD of ``rmsd``
 Å from the input, the scaling weighted by each mode's variance (``1 / eigenvalue``).
 """
@@ -60,9 +62,31 @@ AMINO_ACIDS = frozenset(
 )
 
 
+#: Nucleotide residue names whose atoms normal modes move (ProDy's "nucleic", which
+#: LightDock's modes use): standard and common modified nucleotides, bases and nucleosides.
+_PRODY_NUCLEIC = (
+    "2MA 2MG 2YR 3TD 4OC 5GP 5MC 5MU 6MA 7MG A A2P A3P ADE ADN ADP AGS AMP ATP C C2P C3P C5P "
+    "CDP CMP CP1 CTN CTP CYT DA DC DG DT DU G GDP GMP GTP GUA GUN MA6 MIA OMC OMG OMU PSU T "
+    "THM THY TMP TPP TTP U UDP UMP UR3 URA URI UTP"
+)
+NUCLEIC = frozenset(_PRODY_NUCLEIC.split())
+
+
 def mode_mask(atoms: Atoms) -> np.ndarray:
-    """Atoms of amino-acid residues: the atoms normal modes move."""
-    return np.isin(atoms.res_name.astype(str), list(AMINO_ACIDS))
+    """Atoms of amino-acid and nucleotide residues: the atoms normal modes move."""
+    return np.isin(atoms.res_name.astype(str), list(AMINO_ACIDS | NUCLEIC))
+
+
+def node_mask(atoms: Atoms) -> np.ndarray:
+    """The network's nodes: C-alpha atoms of amino acids, C4' atoms of nucleotides.
+
+    LightDock (ProDy) takes every atom named CA, or, in a molecule without one, every C4'; on
+    a protein or a nucleic acid that is the same choice. A molecule with both (a protein-DNA
+    complex as one partner) fails in LightDock; here each residue has its own node.
+    """
+    names = atoms.atom_name.astype(str)
+    nucleic = np.isin(atoms.res_name.astype(str), list(NUCLEIC))
+    return np.where(nucleic, names == "C4'", names == "CA") & mode_mask(atoms)
 
 
 def anm_hessian(ca: np.ndarray, cutoff: float = ANM_CUTOFF_A, gamma: float = 1.0) -> np.ndarray:
@@ -140,31 +164,32 @@ def normal_modes(
 
     Returns:
         (modes, mask): modes of shape (n_modes, mask.sum(), 3) for the atoms where ``mask``
-        (amino-acid residues) is True.
+        (amino-acid and nucleotide residues) is True.
 
     Raises:
-        UnsupportedAtomError: a residue without (or with several) C-alpha atoms.
-        UnsupportedAtomError: too few C-alpha atoms for the requested modes.
+        UnsupportedAtomError: a residue without (or with several) C-alpha (C4') atoms.
+        UnsupportedAtomError: too few nodes for the requested modes.
     """
     mask = mode_mask(atoms)
     sub = atoms.select(mask)
     starts = sub.residue_starts()
     residue_of = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(sub))))
-    is_ca = sub.atom_name.astype(str) == "CA"
+    is_ca = node_mask(sub)
     ca_residue = residue_of[is_ca]
     if len(ca_residue) != len(starts) or len(np.unique(ca_residue)) != len(starts):
         per_residue = np.bincount(ca_residue, minlength=len(starts))
         bad = int(np.flatnonzero(per_residue != 1)[0])
         a = starts[bad]
+        node = "C4'" if sub.res_name[a] in NUCLEIC else "CA"
         raise UnsupportedAtomError(
             f"{source}: residue chain {sub.chain[a]} {sub.res_name[a]} {sub.res_seq[a]}"
-            f"{sub.ins_code[a]} has {per_residue[bad]} CA atoms; normal modes need one per "
-            "residue (complete or remove it, or run without --anm)"
+            f"{sub.ins_code[a]} has {per_residue[bad]} {node} atoms; normal modes need one "
+            "per residue (complete or remove it, or run without --anm)"
         )
     n_nodes = len(ca_residue)
     if 3 * n_nodes < n_modes + 6:
         raise UnsupportedAtomError(
-            f"{source}: {n_nodes} C-alpha atoms are too few for {n_modes} normal modes "
+            f"{source}: {n_nodes} C-alpha or C4' atoms are too few for {n_modes} normal modes "
             f"(at least {-(-(n_modes + 6) // 3)} needed; use fewer modes or no --anm)"
         )
     values, vectors = lowest_modes(sub.coords[is_ca], n_modes)

@@ -13,7 +13,7 @@ from .backend import Engine, resolve_engine
 from .io.lightdock import load_setup, read_poses
 from .io.restraints import read_any_restraints
 from .restraints import Restraints
-from .scoring import ScoringFunction, get_scoring
+from .scoring import ScoringFunction, check_molecules, get_scoring
 from .system import DockingSetup
 
 
@@ -60,6 +60,8 @@ def prepare_scoring(
         str(Path(setup.path) / f"lightdock_{Path(setup.config[key]).name}")
         for key in ("receptor_pdb", "ligand_pdb")
     )
+    for partner, name in zip((setup.receptor, setup.ligand), names, strict=True):
+        check_molecules(function, partner, name)
     model = function.prepare(
         setup.receptor,
         setup.ligand,

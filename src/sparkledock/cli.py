@@ -182,6 +182,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
         swarm_radius=args.swarm_radius,
         skip_unknown=args.skip_unknown,
         map_modified=not args.no_map_modified,
+        scoring=args.scoring,
     )
     with folder_lock(args.output):
         out = prepare_setup(
@@ -291,8 +292,14 @@ def cmd_filter(args: argparse.Namespace) -> int:
     setup = load_setup(args.setup_dir)
     ranking = [r for r in read_ranking(args.ranking) if r.score > 0.0]
     poses = np.array([r.pose for r in ranking]).reshape(-1, setup.layout.size)
+    molecules = ("nucleic" if args.rnuc else "all", "nucleic" if args.lnuc else "all")
     fractions = satisfaction(
-        setup, poses, read_restraints(args.restraints), args.cutoff, args.include_passive
+        setup,
+        poses,
+        read_restraints(args.restraints),
+        args.cutoff,
+        args.include_passive,
+        molecules,
     )
     kept = [r for r, f in zip(ranking, fractions, strict=True) if f >= args.fnat]
     target = Path(args.ranking).with_name("rank_filtered.list")
@@ -534,8 +541,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--skip-unknown",
         action="store_true",
-        help="drop atoms DFIRE has no type for instead of failing",
+        help="drop atoms the scoring function has no type for instead of failing",
     )
+    add_scoring_option(p, "the function the setup is for (only atoms it can type are kept)")
     add_modified_option(p)
     p.add_argument("-o", "--output", default=".", help="setup directory (default: here)")
     p.add_argument(
@@ -600,6 +608,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="minimum fraction of restraint residues in contact (0.4)",
     )
     p.add_argument("--include-passive", action="store_true")
+    for side, flag in (("receptor", "--rnuc"), ("ligand", "--lnuc")):
+        p.add_argument(
+            flag,
+            action="store_true",
+            help=f"count only the {side}'s nucleotides (LightDock's {flag}; default: all atoms)",
+        )
     p.set_defaults(func=cmd_filter)
 
     p = sub.add_parser("top", help="write the models of the N best-ranked solutions")

@@ -32,6 +32,7 @@ from .errors import InputFileError, SparkledockError
 from .fileutil import atomic_write_text
 from .io.lightdock import load_setup
 from .io.setupdir import SetupDir, model_name
+from .scoring import SCORING_FUNCTIONS, from_lightdock, to_lightdock
 from .seeds import DEFAULT_SEED
 from .system import DockingSetup
 
@@ -44,8 +45,6 @@ LIGHTDOCK_DEFAULTS = {
     "rotation_step": 0.5,
     "nmodes_step": 0.5,
 }
-#: What ``lightdock3.py -s`` accepts: LightDock's fastdfire is sparkledock's dfire.
-SCORING_NAMES = {"fastdfire": "dfire"}
 #: Marks the scripts that :func:`install_commands` writes (so it never overwrites others).
 SCRIPT_MARK = "written by `sparkledock lightdock-commands`"
 
@@ -173,7 +172,12 @@ def _setup(args: argparse.Namespace) -> int:
     if SetupDir(Path()).setup_json.exists():
         raise InputFileError("setup.json: a setup is already here (LightDock refuses too)")
     setup = argparse.Namespace(
-        **vars(args), output=".", force=False, skip_unknown=False, no_map_modified=False
+        **vars(args),
+        output=".",
+        force=False,
+        skip_unknown=False,
+        no_map_modified=False,
+        scoring=None,  # LightDock's setup keeps every atom; lightdock3.py -s types them
     )
     return cmd_setup(setup)
 
@@ -211,25 +215,28 @@ def _simulation(args: argparse.Namespace) -> int:
     from .cli import cmd_run
 
     if args.list_scoring:
-        print("\n".join(SCORING_NAMES))
+        print("\n".join(sorted({to_lightdock(name) for name in SCORING_FUNCTIONS})))
         return 0
     if args.configuration_file:
         raise _refuse("-f (a GSO configuration file)")
     if args.local_minimization:
         raise _refuse("-min (local minimisation)")
     _check_defaults(args, {"translation_step": "-t", "rotation_step": "-r", "nmodes_step": "-ns"})
-    name = args.scoring_function.lower()
-    if name not in SCORING_NAMES:
-        raise SparkledockError(
-            f"-s {args.scoring_function}: scoring function not built in sparkledock yet "
-            f"(available: {', '.join(SCORING_NAMES)}; LightDock's Python 'dfire' is not "
-            "'fastdfire')"
-        )
+    # LightDock reads -s as a scoring file when such a file exists, else as a name
+    if os.path.exists(args.scoring_function):
+        scoring = args.scoring_function
+    else:
+        scoring = from_lightdock(args.scoring_function)
+        if scoring not in SCORING_FUNCTIONS:
+            known = ", ".join(sorted({to_lightdock(name) for name in SCORING_FUNCTIONS}))
+            raise SparkledockError(
+                f"-s {args.scoring_function}: no such scoring function (available: {known})"
+            )
     run = argparse.Namespace(
         setup=args.setup_file,
         steps=args.steps,
         swarms=args.swarm_list,
-        scoring=SCORING_NAMES[name],
+        scoring=scoring,
         scoring_mode="exact",
         seed=args.gso_seed,
         exact=True,
@@ -370,8 +377,6 @@ def _filter(args: argparse.Namespace) -> int:
     from .analysis.rank import read_ranking
     from .io.restraints import read_restraints
 
-    if args.rnuc or args.lnuc:
-        raise _refuse("--rnuc/--lnuc (nucleic acids)")
     ranking_file = Path(args.ranking_file)
     ranking = [r for r in read_ranking(ranking_file) if r.score > 0.0]
     restraints = read_restraints(args.restraints_file)
@@ -391,7 +396,9 @@ def _filter(args: argparse.Namespace) -> int:
     if folder.exists():
         raise InputFileError(f"{folder}: folder already exists (LightDock refuses too)")
     poses = np.array([r.pose for r in ranking]).reshape(-1, setup.layout.size)
-    fractions = satisfaction(setup, poses, restraints, args.cutoff, args.include_passive)
+    # LightDock's filter counts the partners' amino acids, or nucleotides with --rnuc/--lnuc
+    molecules = ("nucleic" if args.rnuc else "protein", "nucleic" if args.lnuc else "protein")
+    fractions = satisfaction(setup, poses, restraints, args.cutoff, args.include_passive, molecules)
     passed = [
         (r, f)
         for r, f in zip(ranking, fractions, strict=True)

@@ -27,7 +27,18 @@ from .errors import (
     MultiModelWarning,
 )
 from .fileutil import atomic_write_text
-from .residues import AMINO_ACID_ATOMS, MODIFIED_PARENTS, RENAMED_ATOMS
+from .residues import (
+    AMINO_ACID_ATOMS,
+    MODIFIED_NUCLEOTIDES,
+    MODIFIED_PARENTS,
+    NUCLEOTIDE_ATOMS,
+    RENAMED_ATOMS,
+)
+
+#: Every residue name read as another (modified amino acids and nucleotides), and the heavy
+#: atoms of each parent.
+_PARENTS = {**MODIFIED_PARENTS, **MODIFIED_NUCLEOTIDES}
+_PARENT_ATOMS = {**AMINO_ACID_ATOMS, **NUCLEOTIDE_ATOMS}
 
 WATER_NAMES = frozenset({"HOH", "WAT", "DOD", "H2O", "TIP", "TIP3", "SOL"})
 PDB_SUFFIXES = (".pdb", ".ent", ".pdb1")
@@ -218,14 +229,19 @@ def read_structure(path: str | os.PathLike[str]) -> Atoms:
         raise InputFileError(f"{path}: no atoms found")
     if len(st) > 1:
         warnings.warn(f"{path}: {len(st)} models; using the first", MultiModelWarning, stacklevel=2)
-    st.remove_alternative_conformations()
     model = st[0]
     cols: dict[str, list] = {f.name: [] for f in fields(Atoms)}
     for ch in model:
         for res in ch:
             het = res.het_flag == "H"
             ins = res.seqid.icode.strip()
+            # the first alternate location of the residue, kept by hand: gemmi's
+            # remove_alternative_conformations also merges atoms that share a name (three
+            # "H" of a terminal residue, as LightDock's own 1DIZ example has)
+            first_alt = next((a.altloc for a in res if a.altloc != "\0"), "\0")
             for atom in res:
+                if atom.altloc not in ("\0", first_alt):
+                    continue
                 cols["coords"].append((atom.pos.x, atom.pos.y, atom.pos.z))
                 cols["chain"].append(ch.name)
                 cols["res_seq"].append(res.seqid.num)
@@ -252,19 +268,21 @@ def _listed(labels: Iterable[str], most: int = 5) -> str:
 
 def map_modified_residues(atoms: Atoms, source: str = "structure") -> Atoms:
     """Common modified residues (MSE, SEP, TPO, PTR, ... : :data:`MODIFIED_PARENTS`) become
-    their parent amino acid, as docking users expect: renamed, marked ATOM, keeping the atoms
-    the parent has (MSE's SE becomes SD). One warning names them."""
+    their parent amino acid, and modified nucleotides (PSU, 5MC, OMG, ... and force-field
+    spellings such as RA or DA5: :data:`MODIFIED_NUCLEOTIDES`) their parent nucleotide, as
+    docking users expect: renamed, marked ATOM, keeping the atoms the parent has (MSE's SE
+    becomes SD). One warning names them."""
     names = atoms.res_name.astype(str)
-    modified = np.isin(names, list(MODIFIED_PARENTS))
+    modified = np.isin(names, list(_PARENTS))
     if not modified.any():
         return atoms
     res_name, atom_name = atoms.res_name.copy(), atoms.atom_name.copy()
     hetero = atoms.hetero.copy()
     keep = np.ones(len(atoms), dtype=bool)
     for i in np.flatnonzero(modified):
-        parent = MODIFIED_PARENTS[names[i]]
+        parent = _PARENTS[names[i]]
         name = RENAMED_ATOMS.get((names[i], str(atom_name[i])), str(atom_name[i]))
-        keep[i] = name in AMINO_ACID_ATOMS[parent] or name == "OXT" or name.startswith("H")
+        keep[i] = name in _PARENT_ATOMS[parent] or name == "OXT" or name.startswith("H")
         res_name[i], atom_name[i], hetero[i] = parent, name, False
     found = {
         f"{r} {c}.{n}{s}"
@@ -278,7 +296,7 @@ def map_modified_residues(atoms: Atoms, source: str = "structure") -> Atoms:
     }
     shown = _listed(found)
     warnings.warn(
-        f"{source}: read modified residues {shown} as their parent amino acids",
+        f"{source}: read modified residues {shown} as their parent amino acids or nucleotides",
         ModifiedResidueWarning,
         stacklevel=3,
     )
@@ -369,9 +387,16 @@ def centre_of_coordinates(coords: np.ndarray) -> np.ndarray:
     return np.cumsum(coords, axis=0)[-1] / len(coords)
 
 
+def lightdock_centre(atoms: Atoms) -> np.ndarray:
+    """LightDock's centre of a molecule: the mean of its heavy atoms (hydrogens are left out
+    of ``Complex.center_of_coordinates``), summed in atom order; the origin without any."""
+    return centre_of_coordinates(atoms.coords[~hydrogen_mask(atoms)])
+
+
 def centred(atoms: Atoms) -> Atoms:
-    """Return the atoms translated so that their centre of coordinates is at the origin."""
-    return atoms.with_coords(atoms.coords + (-1.0 * centre_of_coordinates(atoms.coords)))
+    """Return the atoms translated so that their centre (:func:`lightdock_centre`, the mean
+    of the heavy atoms) is at the origin."""
+    return atoms.with_coords(atoms.coords + (-1.0 * lightdock_centre(atoms)))
 
 
 def _to_gemmi(atoms: Atoms) -> gemmi.Structure:

@@ -16,7 +16,7 @@ from ..io.setupdir import SetupDir
 from ..pose import ligand_conformers, receptor_conformers
 from ..structure import (
     Atoms,
-    centre_of_coordinates,
+    lightdock_centre,
     read_structure,
     removal_mask,
     write_structure,
@@ -98,7 +98,7 @@ def _file_partner(setup: DockingSetup, key: str, partner: Partner) -> Partner:
             f"{path}: {len(kept)} atoms after the setup's cleaning, the setup has "
             f"{len(partner.atoms)}"
         )
-    centre = centre_of_coordinates(raw.coords[kept])
+    centre = lightdock_centre(raw.select(kept))
     nearest = np.arange(len(raw))  # the kept atom whose displacement each atom takes
     if drop.any():
         _, which = cKDTree(raw.coords[kept]).query(raw.coords[drop])

@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import InputFileError, PoseError
 from ..fileutil import atomic_write_text, read_text_input
 from ..pose import PoseLayout
-from ..structure import centre_of_coordinates, centred, clean, read_structure
+from ..structure import centred, clean, lightdock_centre, read_structure
 from ..system import DockingSetup, Partner
 from .setupdir import (
     LIG_MODES_FILE,
@@ -57,7 +57,7 @@ def _load_partner(
 ) -> tuple[Partner, np.ndarray]:
     pdb = setup_dir / lightdock_name(pdb_name)
     atoms = clean(read_structure(pdb), source=str(pdb), **cleaning(config))
-    centre = centre_of_coordinates(atoms.coords)
+    centre = lightdock_centre(atoms)
     parsed = atoms.coords
     atoms = centred(atoms)
     if n_modes == 0:

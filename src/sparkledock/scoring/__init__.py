@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..backend import Engine
-from ..errors import EngineError
+from ..errors import EngineError, UnsupportedAtomError
 from ..restraints import Restraints
 from ..system import Partner
 from .cpydock import CPyDock
@@ -24,6 +24,7 @@ from .dfire2 import DFIRE2
 from .dna import DNA
 from .mj3h import MJ3h
 from .pisa import PISA
+from .pydfire import PyDFIRE
 from .sd import SD
 from .sipper import SIPPER
 from .tobi import TOBI
@@ -82,6 +83,7 @@ SCORING_FUNCTIONS: dict[str, type] = {
     "dna": DNA,
     "dfire2": DFIRE2,
     "pisa": PISA,
+    "pydfire": PyDFIRE,
     "sd": SD,
     "mj3h": MJ3h,
     "tobi": TOBI,
@@ -108,6 +110,52 @@ def get_scoring(name: str) -> ScoringFunction:
     return Combination(terms, functions)
 
 
+def check_molecules(function: Any, partner: Partner, source: str = "structure") -> None:
+    """One line when ``function`` (or a term of a combination) cannot score a molecule type
+    the partner has: a DFIRE-only function given DNA says so, naming the first nucleotide,
+    instead of failing on its first unknown atom.
+
+    Raises:
+        UnsupportedAtomError: a nucleotide given to a protein-only function.
+    """
+    from ..residues import nucleic_kind
+
+    atoms = partner.atoms
+    kinds = np.array([nucleic_kind(str(r)) for r in atoms.res_name], dtype=object)
+    for f in getattr(function, "functions", (function,)):
+        allowed = getattr(f, "molecules", ("protein",))
+        bad = (kinds != "") & ~np.isin(kinds, list(allowed))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            able = sorted(
+                name
+                for name, cls in SCORING_FUNCTIONS.items()
+                if name == cls.name and kinds[i] in getattr(cls, "molecules", ())
+            )
+            raise UnsupportedAtomError(
+                f"{source}: scoring {f.name!r} scores {', '.join(allowed)} only, and residue "
+                f"chain {atoms.chain[i]} {atoms.res_name[i]} {atoms.res_seq[i]}"
+                f"{atoms.ins_code[i]} is {kinds[i].upper()} (functions for it: "
+                f"{', '.join(able)})"
+            )
+
+
+#: LightDock 0.9.4's names (``lightdock3.py -s``, its scoring files) that are not
+#: sparkledock's: its C ``fastdfire`` is sparkledock's ``dfire``, its Python ``dfire`` is
+#: ``pydfire``; every other name is the same in both.
+FROM_LIGHTDOCK = {"fastdfire": "dfire", "dfire": "pydfire"}
+
+
+def from_lightdock(name: str) -> str:
+    """sparkledock's name of LightDock's scoring function ``name``."""
+    return FROM_LIGHTDOCK.get(name.lower(), name.lower())
+
+
+def to_lightdock(name: str) -> str:
+    """LightDock's module name (``lightdock.scoring.<name>``) of sparkledock's ``name``."""
+    return {v: k for k, v in FROM_LIGHTDOCK.items()}.get(name, name)
+
+
 def describe_scoring() -> list[dict[str, Any]]:
     """One row per registered function: name, backends, molecule types, one-line summary
     (LightDock's alias ``fastdfire`` is listed with ``dfire``)."""
@@ -132,6 +180,9 @@ __all__ = [
     "SCORING_FUNCTIONS",
     "DeviceScorer",
     "ScoringFunction",
+    "check_molecules",
     "describe_scoring",
+    "from_lightdock",
     "get_scoring",
+    "to_lightdock",
 ]

@@ -34,7 +34,11 @@ def _weight(text: str, where: str) -> float:
 
 
 def read_scoring_file(path: str | os.PathLike[str]) -> list[tuple[str, float]]:
-    """``(name, weight)`` pairs of a LightDock scoring file, in file order."""
+    """``(name, weight)`` pairs of a LightDock scoring file, in file order, named as
+    sparkledock names them: the file's names are LightDock's (``fastdfire`` is ``dfire``,
+    ``dfire`` is ``pydfire``)."""
+    from . import from_lightdock
+
     terms = []
     for lineno, raw in enumerate(Path(path).read_text().splitlines(), start=1):
         line = raw.split("#", 1)[0].strip()
@@ -43,7 +47,7 @@ def read_scoring_file(path: str | os.PathLike[str]) -> list[tuple[str, float]]:
         fields = line.split()
         if len(fields) != 2:
             raise InputFileError(f"{path}:{lineno}: expected 'function weight', got {raw!r}")
-        terms.append((fields[0].lower(), _weight(fields[1], f"{path}:{lineno}")))
+        terms.append((from_lightdock(fields[0]), _weight(fields[1], f"{path}:{lineno}")))
     if not terms:
         raise InputFileError(f"{path}: no scoring functions listed")
     return terms

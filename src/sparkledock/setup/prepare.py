@@ -31,15 +31,15 @@ from ..io.setupdir import (
 )
 from ..pose import PoseLayout
 from ..restraints import Restraints, restraint_lists
-from ..scoring import get_scoring
+from ..scoring import check_molecules, get_scoring
 from ..seeds import DEFAULT_SEED
 from ..structure import (
     MMCIF_SUFFIXES,
     PDB_SUFFIXES,
     Atoms,
-    centre_of_coordinates,
     centred,
     clean,
+    lightdock_centre,
     read_structure,
     write_structure,
 )
@@ -70,8 +70,9 @@ class SetupOptions:
     skip_unknown: bool = False
     #: read common modified residues (MSE, SEP, ...) as their parent amino acids
     map_modified: bool = True
-    #: the scoring function the setup is for: only atoms it can type are kept
-    scoring: str = "dfire"
+    #: the scoring function the setup is for: only atoms it can type are kept (None: every
+    #: atom is kept, as LightDock's setup does; the run's function then types them)
+    scoring: str | None = "dfire"
 
 
 def _npy_bytes(array: np.ndarray) -> bytes:
@@ -162,7 +163,11 @@ def _load(raw: Atoms, path: Path, options: SetupOptions) -> Atoms:
             f"{path}: nothing left to dock after cleaning ({len(raw)} atoms, all hetero "
             "groups, waters or hydrogens)"
         )
-    keep = get_scoring(options.scoring).typed_atoms(
+    if options.scoring is None:
+        return atoms
+    function = get_scoring(options.scoring)
+    check_molecules(function, Partner.rigid(atoms), str(path))
+    keep = function.typed_atoms(
         Partner.rigid(atoms), source=str(path), skip_unknown=options.skip_unknown
     )
     return atoms.select(keep)
@@ -384,8 +389,8 @@ def prepare_setup(
         "write_starting_positions": False,
         FRAME_KEY: {
             "version": __version__,
-            "receptor_centre": [float(v) for v in centre_of_coordinates(rec_atoms.coords)],
-            "ligand_centre": [float(v) for v in centre_of_coordinates(lig_atoms.coords)],
+            "receptor_centre": [float(v) for v in lightdock_centre(rec_atoms)],
+            "ligand_centre": [float(v) for v in lightdock_centre(lig_atoms)],
             "receptor_input": str(rec_path),
             "ligand_input": str(lig_path),
         },

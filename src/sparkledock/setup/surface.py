@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 from scipy.spatial import cKDTree
 
-from ..structure import Atoms
+from ..structure import Atoms, hydrogen_mask
 
 PROBE_RADIUS_A = 1.4
 #: Heavy-atom radii (Å), ProtOr-like averages per element.
@@ -67,7 +67,16 @@ def _exposed(coords, radii, starts, neighbours, unit):
 def atom_sasa(
     atoms: Atoms, probe: float = PROBE_RADIUS_A, points: int = SPHERE_POINTS
 ) -> np.ndarray:
-    """Solvent-accessible area of every atom (Å²), Shrake–Rupley."""
+    """Solvent-accessible area of every atom (Å²), Shrake–Rupley over the heavy atoms.
+
+    Hydrogens get no area and bury nothing (freesasa, which LightDock's count uses, skips
+    them too; given the carbon radius they would inflate the area by half).
+    """
+    heavy = ~hydrogen_mask(atoms)
+    if not heavy.all():
+        area = np.zeros(len(atoms))
+        area[heavy] = atom_sasa(atoms.select(heavy), probe, points)
+        return area
     radii = atom_radii(atoms) + probe
     tree = cKDTree(atoms.coords)
     pairs = tree.query_pairs(2.0 * radii.max(), output_type="ndarray")

@@ -1,6 +1,7 @@
 """Swarm centres on the receptor surface, placed the way LightDock 0.9.4 places them.
 
-1. Cluster the receptor's surface atoms into ``count`` groups (k-means); their centroids.
+1. Cluster the receptor's surface atoms (exposed atoms of amino acids, the phosphorus of
+   nucleotides) into ``count`` groups (k-means); their centroids.
 2. Around each centroid, 100 points on a sphere whose radius is a quarter of the ligand's
    largest diameter (10 Å for ligands under 20 Å).
 3. Drop points closer to another centroid than that radius, and points within 3 Å of any
@@ -16,6 +17,7 @@ import numpy as np
 from scipy.spatial import ConvexHull, QhullError, cKDTree
 from scipy.spatial.distance import pdist
 
+from ..anm import NUCLEIC
 from ..seeds import DEFAULT_SEED
 from ..structure import Atoms
 from .kmeans import kmeans
@@ -58,7 +60,7 @@ def swarm_centres(
     past the receptor are dropped (see :func:`visible`). ``sasa``: the receptor's per-atom
     accessible area, when the caller has it already."""
     sasa = atom_sasa(receptor) if sasa is None else sasa
-    exposed = sasa > SURFACE_ATOM_MIN_SASA_A2
+    exposed = surface_atoms(receptor, sasa)
     if near is not None and len(near):
         close = cKDTree(near).query(receptor.coords)[0]
         exposed = (exposed & (close <= near_distance)) | (close == 0.0)
@@ -80,6 +82,14 @@ def swarm_centres(
     if len(candidates) <= count:
         return candidates
     return kmeans(candidates, count, 500, rng, "++")
+
+
+def surface_atoms(receptor: Atoms, sasa: np.ndarray) -> np.ndarray:
+    """Atoms that seed swarms: exposed atoms of amino acids (and other groups), and the
+    phosphorus atoms of nucleotides (LightDock's ``nucleic and name P``)."""
+    nucleic = np.isin(receptor.res_name.astype(str), list(NUCLEIC))
+    phosphorus = receptor.atom_name.astype(str) == "P"
+    return np.where(nucleic, phosphorus, sasa > SURFACE_ATOM_MIN_SASA_A2)
 
 
 def _near_other(
