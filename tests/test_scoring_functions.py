@@ -65,7 +65,7 @@ def test_numba_equals_the_numpy_oracle(setups, function):
         assert np.array_equal(fast, one)  # thread count never changes a bit
 
 
-@pytest.mark.parametrize("function", ["vdw", "cpydock", "dna", "pisa", "sd"])
+@pytest.mark.parametrize("function", ["vdw", "cpydock", "dna", "pisa", "sd", "pydfire"])
 def test_an_atom_without_parameters_is_a_one_line_error(setups, function):
     setup = setups("2X9A")
     atoms = setup.ligand.atoms
@@ -97,7 +97,7 @@ def test_dfire2_leaves_untyped_atoms_out_as_lightdock_does(setups):
 # (sd is not here: its scores of ~1e9 printed to 8 decimals show single-ulp differences from
 # step 2 on, and the trajectory then parts from LightDock's; its scores of the same poses are
 # bit-identical: see docs/performance.md)
-@pytest.mark.parametrize("function", ["vdw", "cpydock", "dna", "dfire2", "pisa"])
+@pytest.mark.parametrize("function", ["vdw", "cpydock", "dna", "dfire2", "pisa", "pydfire"])
 def test_exact_run_reproduces_lightdocks_trajectory(tmp_path, function):
     """``sparkledock run --exact --scoring F`` writes LightDock's own gso file, byte for byte."""
     from conftest import writable_setup
@@ -108,6 +108,19 @@ def test_exact_run_reproduces_lightdocks_trajectory(tmp_path, function):
     assert main([*argv, "--quiet"]) == 0
     reference = DATA / "lightdock_runs" / f"2X9A_swarm0_{function}_seed324324" / "gso_10.out"
     assert (setup_dir / "swarm_0" / "gso_10.out").read_text() == reference.read_text()
+
+
+def test_lightdocks_two_dfires_are_two_functions(setups):
+    """LightDock's Python dfire (pydfire) and its C fastdfire (dfire) score the same poses
+    differently (each equals LightDock's own: the golden tests), by up to a few per cent."""
+    setup = setups("2X9A")
+    poses, _ = golden("2X9A")
+    python, c = (
+        get_scoring(n).score(get_scoring(n).prepare(setup.receptor, setup.ligand), poses)
+        for n in ("pydfire", "dfire")
+    )
+    relative = np.abs(python - c) / np.abs(c)
+    assert 1e-3 < relative.max() < 0.1
 
 
 def test_exact_run_with_a_scoring_file_reproduces_lightdock(tmp_path):
@@ -192,7 +205,7 @@ def test_score_terms_csv_and_scoring_list(tmp_path, capsys):
     assert "vdw" in listing and "numba, numpy" in listing and "dfire" in listing
 
 
-@pytest.mark.parametrize("function", ["vdw", "cpydock", "dna"])
+@pytest.mark.parametrize("function", ["vdw", "cpydock", "dna", "dfire2"])
 def test_torch_kernels_agree_with_numba(setups, function):
     pytest.importorskip("torch")
     from sparkledock.backend import resolve_engine
@@ -207,6 +220,28 @@ def test_torch_kernels_agree_with_numba(setups, function):
     for precision, rtol in (("fp64", 1e-12), ("fp32", 1e-4)):
         got = scoring.score(model, poses, engine=resolve_engine("torch", "cpu", precision))
         assert np.max(np.abs(got - ref) / np.abs(ref)) < rtol, precision
+
+
+def test_dfire2_on_torch_does_not_depend_on_chunks_or_rigid_partners(setups):
+    """dfire2's device scorer in small pieces (poses and rows of pairs), with and without
+    normal modes (rigid partners' internal pairs are summed once): numba's scores."""
+    torch = pytest.importorskip("torch")
+    from sparkledock.backend import resolve_engine
+
+    setup = setups("2X9A")
+    scoring = get_scoring("dfire2")
+    poses, _ = golden("2X9A")
+    restraints = read_restraints(BENCH / "2X9A" / "restraints.list")
+    engine = resolve_engine("torch", "cpu", "fp64")
+    for receptor, ligand, p in (
+        (setup.receptor, setup.ligand, poses[:6]),
+        (Partner.rigid(setup.receptor.atoms), Partner.rigid(setup.ligand.atoms), poses[:6, :7]),
+    ):
+        model = scoring.prepare(receptor, ligand, restraints)
+        small = scoring.device_scorer(model, engine, workspace_bytes=2_000_000)
+        got = small.score(torch.as_tensor(p, dtype=torch.float64)).numpy()
+        ref = scoring.score(model, p)
+        assert np.max(np.abs(got - ref) / np.abs(ref)) < 1e-12
 
 
 def test_gso_on_torch_with_a_combination_equals_numba(tmp_path):

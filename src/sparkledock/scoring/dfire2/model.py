@@ -39,6 +39,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ...backend import Engine
 from ...errors import EngineError
 from ...pose import PoseLayout
 from ...restraints import Restraints
@@ -107,8 +108,30 @@ class DFIRE2(KernelScoring):
     name = "dfire2"
     summary = "DFIRE2 potential as LightDock evaluates it (every pair of the complex)"
     cutoff = DFIRE2_CUTOFF_A
-    backends: ClassVar[dict[str, str]] = {"numba": "numba_kernel", "numpy": "numpy_kernel"}
+    backends: ClassVar[dict[str, str]] = {
+        "numba": "numba_kernel",
+        "numpy": "numpy_kernel",
+        "torch": "torch_kernel",
+    }
     molecules: ClassVar[tuple[str, ...]] = ("protein",)
+
+    def device_scorer(self, model: DFIRE2Model, engine: Engine, workspace_bytes: int) -> Any:
+        """The model on ``engine``'s device, for GSO on torch."""
+        from .torch_kernel import device_dfire2
+
+        return device_dfire2(model, engine, workspace_bytes)
+
+    def torch_score(
+        self, model: DFIRE2Model, poses: np.ndarray, threads: int | None, engine: Engine | None
+    ) -> np.ndarray:
+        import torch
+
+        engine = engine or Engine("torch", "cpu", "fp64")
+        if threads and engine.device == "cpu":
+            torch.set_num_threads(threads)
+        scorer = self.device_scorer(model, engine, 0)
+        t = torch.as_tensor(poses, dtype=torch.float64, device=engine.device)
+        return scorer.score(t).cpu().numpy()
 
     def typed_atoms(
         self, partner: Partner, *, source: str = "structure", skip_unknown: bool = False
