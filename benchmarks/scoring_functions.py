@@ -10,6 +10,8 @@ scoring, ``benchmarks/lightdock_eval.py``).
     python benchmarks/scoring_functions.py --lightdock-python /path/to/ld-venv/bin/python \
         [--functions vdw] [--complexes 2X9A 1RKE 4GAM] [--write-golden tests/data/golden_scoring]
 
+``--complexes`` may name ``1DIZ``: LightDock's own protein–DNA example (its regression case,
+in tests/data/lightdock_regression), scored on its 75 starting poses.
 ``--write-golden`` also stores LightDock's scores of the poses (for the tests' parity checks).
 """
 
@@ -63,6 +65,28 @@ def lightdock_scores(
     return np.array(result["scores"]), float(result["seconds_per_eval"])
 
 
+#: LightDock's protein-DNA regression case (tests/data/lightdock_regression), by this name.
+DNA_EXAMPLE = "1DIZ"
+
+
+def dna_example(folder: Path) -> tuple[Path, Path, np.ndarray]:
+    """(folder with restraints.list, setup folder, starting poses) of the 1DIZ example."""
+    import shutil
+
+    data = HERE.parent / "tests" / "data" / "lightdock_regression"
+    for path in (data / "1DIZ").iterdir():
+        shutil.copy(path, folder)
+    for name in ("setup.json", "restraints.list"):
+        shutil.copy(data / "dna_restraints" / name, folder)
+    poses = np.concatenate(
+        [
+            np.loadtxt(data / c / "init" / "initial_positions_0.dat")
+            for c in ("dna_short", "dna_restraints")
+        ]
+    )
+    return folder, folder, poses
+
+
 def rate(fn, poses: np.ndarray, repeats: int = 3) -> float:
     """Best-of-``repeats`` evaluations per second."""
     fn(poses[:2])  # compile / warm up
@@ -102,10 +126,14 @@ def main() -> None:
     for name in args.functions:
         function = get_scoring(name)
         for cname in args.complexes:
-            cdir = args.bench / cname
-            setup = load_setup(cdir / "lightdock_setup")
-            gold = json.loads((cdir / "golden_dfire.json").read_text())
-            poses = np.array([p for case in gold["cases"] for p in case["poses"]])
+            if cname == DNA_EXAMPLE:
+                cdir, setup_dir, poses = dna_example(Path(tempfile.mkdtemp()))
+            else:
+                cdir = args.bench / cname
+                setup_dir = cdir / "lightdock_setup"
+                gold = json.loads((cdir / "golden_dfire.json").read_text())
+                poses = np.array([p for case in gold["cases"] for p in case["poses"]])
+            setup = load_setup(setup_dir)
             rigid = getattr(function, "rigid_only", False)
             receptor, ligand = setup.receptor, setup.ligand
             if rigid:  # (LightDock refuses normal modes with these functions)
@@ -116,7 +144,7 @@ def main() -> None:
             for restrained in (False, True):
                 rpath = cdir / "restraints.list" if restrained else None
                 ref, seconds = lightdock_scores(
-                    args.lightdock_python, cdir / "lightdock_setup", poses, name, rpath, rigid
+                    args.lightdock_python, setup_dir, poses, name, rpath, rigid
                 )
                 ld_rate = ld_rate or 1.0 / seconds
                 model = function.prepare(
@@ -138,7 +166,7 @@ def main() -> None:
                 f"{ours_rate / ld_rate:,.1f}",
             ]
             print("| " + " | ".join(row) + " |", flush=True)
-            if args.write_golden:
+            if args.write_golden and cname != DNA_EXAMPLE:
                 args.write_golden.mkdir(parents=True, exist_ok=True)
                 out = {
                     "function": name,

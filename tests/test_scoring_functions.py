@@ -162,6 +162,7 @@ def test_a_combination_is_the_weighted_sum_of_its_terms(setups):
         ("dfire:1,nosuch:2", "unknown scoring function 'nosuch'"),
         ("dfire:abc", "weight 'abc' is not a number"),
         ("dfire:1,dfire:2", "dfire is listed twice"),
+        ("ddna", "is in no LightDock package on PyPI"),
     ],
 )
 def test_bad_scoring_specs_are_one_line_errors(spec, needle):

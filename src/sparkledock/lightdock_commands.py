@@ -32,7 +32,7 @@ from .errors import InputFileError, SparkledockError
 from .fileutil import atomic_write_text
 from .io.lightdock import load_setup
 from .io.setupdir import SetupDir, model_name
-from .scoring import SCORING_FUNCTIONS, from_lightdock, to_lightdock
+from .scoring import NOT_AVAILABLE, SCORING_FUNCTIONS, from_lightdock, to_lightdock
 from .seeds import DEFAULT_SEED
 from .system import DockingSetup
 
@@ -227,7 +227,7 @@ def _simulation(args: argparse.Namespace) -> int:
         scoring = args.scoring_function
     else:
         scoring = from_lightdock(args.scoring_function)
-        if scoring not in SCORING_FUNCTIONS:
+        if scoring not in SCORING_FUNCTIONS and scoring not in NOT_AVAILABLE:
             known = ", ".join(sorted({to_lightdock(name) for name in SCORING_FUNCTIONS}))
             raise SparkledockError(
                 f"-s {args.scoring_function}: no such scoring function (available: {known})"

@@ -91,6 +91,14 @@ SCORING_FUNCTIONS: dict[str, type] = {
 }
 
 
+#: LightDock 0.9.4 functions that are not here, and why (said in one line when asked for).
+NOT_AVAILABLE = {
+    "ddna": "LightDock 0.9.4 as published cannot run it either: its potential file "
+    "(ddna/data/fort.21_xscore_noH_Met) is in no LightDock package on PyPI, so there is no "
+    "reference to match; for protein-DNA use dna",
+}
+
+
 def get_scoring(name: str) -> ScoringFunction:
     """A scoring function by name (``dfire``; ``fastdfire`` is LightDock's name), or a weighted
     combination: ``dfire:1,vdw:0.5`` or a LightDock scoring file (:mod:`.combination`)."""
@@ -99,6 +107,8 @@ def get_scoring(name: str) -> ScoringFunction:
     terms = parse_scoring(name)
     functions = []
     for term, _ in terms:
+        if term in NOT_AVAILABLE:
+            raise EngineError(f"scoring function {term!r} is not available: {NOT_AVAILABLE[term]}")
         try:
             functions.append(SCORING_FUNCTIONS[term]())
         except KeyError:
