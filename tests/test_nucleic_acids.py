@@ -90,7 +90,7 @@ def test_centres_leave_hydrogens_out_as_lightdock_does(dna_setup):
     """LightDock centres a molecule on its heavy atoms: the receptor (with hydrogens) is not
     centred on all its atoms, the heavy atoms are at the origin."""
     atoms = dna_setup.receptor.atoms
-    heavy = np.array([not str(e) == "H" for e in atoms.element])
+    heavy = np.array([str(e) != "H" for e in atoms.element])
     assert np.abs(atoms.coords[heavy].mean(axis=0)).max() < 1e-9
     assert np.abs(atoms.coords.mean(axis=0)).max() > 0.05
 

@@ -192,13 +192,20 @@ def _restraint_atoms(atoms: Atoms, residues: list[str]) -> np.ndarray:
 
 
 def _calpha_sites(atoms: Atoms, residues: list[str]) -> np.ndarray:
-    """C-alpha (else first atom) position of each listed residue, in the atoms' frame."""
+    """Where each listed residue's restraint points, in the atoms' frame (LightDock's choice):
+    its C-alpha, else (a nucleotide) its phosphorus, else its atom nearest its centroid."""
     ids = atoms.residue_ids()
     sites = []
     for rid in residues:
         members = np.flatnonzero(ids == rid)
-        ca = [i for i in members if atoms.atom_name[i] == "CA"]
-        sites.append(atoms.coords[ca[0] if ca else members[0]])
+        names = atoms.atom_name[members].astype(str)
+        for wanted in ("CA", "P"):
+            if wanted in names:
+                sites.append(atoms.coords[members[list(names).index(wanted)]])
+                break
+        else:
+            xyz = atoms.coords[members]
+            sites.append(xyz[np.argmin(np.linalg.norm(xyz - xyz.mean(axis=0), axis=1))])
     return np.array(sites).reshape(-1, 3)
 
 
