@@ -1,0 +1,155 @@
+"""Blind docking accuracy: `sparkledock dock` without restraints on the twenty complexes of
+../shared/bench and ../shared/bench5, next to LightDock's own published blind results.
+
+Protocol (LightDock's blind one): no restraints, LightDock's swarm rule over the whole
+receptor surface, 200 glowworms, 100 steps, 10 + 10 normal modes; the search on the fast
+scoring path (``--scoring-mode fast``, the final glowworms re-scored exactly) unless
+``--scoring-mode exact``. Per complex: the best CAPRI class of the DFIRE-ranked models in the
+top 1, 5 and 10 (DockQ against the bound reference), the top model's DockQ, the wall time,
+and LightDock's published blind success at top 1 / 5 / 10 (``lightdock_bm5_BLIND.list``:
+success at top N = fnat >= 0.1 and (L-RMSD <= 10 or i-RMSD <= 4) among its first N models).
+
+Each docking's whole output folder is kept (``<out>/<mode>/<complex>/``: the setup with every
+swarm's final glowworms, the clusters, the ranking), so ranking methods and pool ceilings can
+be measured on it afterwards without docking again. Resumable: a finished docking leaves
+``accuracy.json`` and is not run again (``--fresh`` reruns).
+
+Usage:
+    python benchmarks/blind_accuracy.py [--complexes 2X9A ...] [--scoring-mode fast exact]
+        [--steps 100] [-g 200] [--swarms 0] [--threads N] [--out blind_accuracy] [--fresh]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import shutil
+import time
+from pathlib import Path
+
+from dock_accuracy import TOPS, best_class, fmt_q, inputs
+from sparkledock.docking import DockOptions, dock
+
+HERE = Path(__file__).resolve().parent
+SHARED = HERE.parent.parent / "shared"
+
+
+def folders(names: list[str] | None) -> list[Path]:
+    """The complexes' folders in ../shared/bench and ../shared/bench5 (all twenty by default)."""
+    found = {
+        p.name: p
+        for base in (SHARED / "bench", SHARED / "bench5")
+        for p in sorted(base.iterdir())
+        if p.is_dir()
+    }
+    if names:
+        missing = [n for n in names if n not in found]
+        if missing:
+            raise SystemExit(f"no such complex: {', '.join(missing)}")
+        return [found[n] for n in names]
+    return list(found.values())
+
+
+def lightdock_blind(folder: Path) -> dict[int, bool] | None:
+    """LightDock's published blind success at top 1 / 5 / 10."""
+    path = folder / "lightdock_bm5_BLIND.list"
+    if not path.is_file():
+        return None
+    ok = []
+    for line in path.read_text().splitlines():
+        fields = line.split()
+        if len(fields) >= 4:
+            irmsd, lrmsd, fnat = (float(v) for v in fields[1:4])
+            ok.append(fnat >= 0.1 and (lrmsd <= 10 or irmsd <= 4))
+    return {n: any(ok[:n]) for n in TOPS}
+
+
+def run_one(folder: Path, mode: str, out: Path, args: argparse.Namespace) -> dict:
+    """Dock one complex blind in one scoring mode (or read the result of an earlier run)."""
+    record = out / "accuracy.json"
+    if record.is_file() and not args.fresh:
+        return json.loads(record.read_text())
+    files = inputs(folder)
+    shutil.rmtree(out, ignore_errors=True)
+    start = time.perf_counter()
+    dock(
+        files["receptor"],
+        files["ligand"],
+        out,
+        reference=files["reference"],
+        options=DockOptions(
+            steps=args.steps,
+            glowworms=args.glowworms,
+            swarms=args.swarms,
+            top=10,
+            threads=args.threads,
+            quiet=True,
+            scoring_mode=mode,
+        ),
+    )
+    wall = time.perf_counter() - start
+    rows = list(csv.DictReader((out / "ranking.csv").open()))
+    dockq = [float(r["DockQ"]) for r in rows[:10] if r.get("DockQ")]
+    result = {
+        "complex": folder.name,
+        "mode": mode,
+        "swarms": json.loads((out / "setup" / "setup.json").read_text())["swarms"],
+        "classes": {str(n): best_class(rows, n) for n in TOPS},
+        "top1_dockq": dockq[0] if dockq else None,
+        "best_dockq": max(dockq) if dockq else None,
+        "wall_s": wall,
+        "steps": args.steps,
+        "glowworms": args.glowworms,
+    }
+    record.write_text(json.dumps(result, indent=1))
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--complexes", nargs="+")
+    parser.add_argument(
+        "--scoring-mode", nargs="+", default=["fast"], choices=["exact", "fast"], dest="modes"
+    )
+    parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("-g", "--glowworms", type=int, default=200)
+    parser.add_argument("--swarms", type=int, default=0, help="0: LightDock's rule")
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--out", type=Path, default=Path("blind_accuracy"))
+    parser.add_argument("--fresh", action="store_true", help="rerun finished dockings")
+    args = parser.parse_args()
+    chosen = folders(args.complexes)
+
+    head = ["complex", "swarms"]
+    for mode in args.modes:
+        head += [f"{mode} top 1", "top 5", "top 10", "DockQ 1", "best DockQ 10", "wall s"]
+    head += ["LightDock top 1 / 5 / 10"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    totals = {mode: dict.fromkeys(TOPS, 0) for mode in [*args.modes, "lightdock"]}
+    for folder in chosen:
+        row = [folder.name, ""]
+        for mode in args.modes:
+            r = run_one(folder, mode, args.out / mode / folder.name, args)
+            row[1] = str(r["swarms"])
+            row += [r["classes"][str(n)] for n in TOPS]
+            row += [fmt_q(r["top1_dockq"]), fmt_q(r["best_dockq"]), f"{r['wall_s']:.0f}"]
+            for n in TOPS:
+                totals[mode][n] += r["classes"][str(n)] != "incorrect"
+        published = lightdock_blind(folder)
+        if published:
+            row.append(" / ".join("yes" if published[n] else "no" for n in TOPS))
+            for n in TOPS:
+                totals["lightdock"][n] += published[n]
+        else:
+            row.append("–")
+        print("| " + " | ".join(row) + " |", flush=True)
+    print()
+    for mode, counts in totals.items():
+        shown = " / ".join(str(counts[n]) for n in TOPS)
+        print(f"{mode}: acceptable or better in the top 1 / 5 / 10: {shown} of {len(chosen)}")
+
+
+if __name__ == "__main__":
+    main()
