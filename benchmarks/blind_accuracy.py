@@ -14,9 +14,17 @@ swarm's final glowworms, the clusters, the ranking), so ranking methods and pool
 be measured on it afterwards without docking again. Resumable: a finished docking leaves
 ``accuracy.json`` and is not run again (``--fresh`` reruns).
 
+``--evaluate`` docks nothing: on the finished folders it measures every ranking method of
+``sparkledock.analysis.ranking`` side by side. Success at top N: a model with DockQ >= 0.23
+(acceptable or better) among the method's first N cluster representatives; next to them the
+pool ceilings (any representative, any final glowworm with DockQ >= 0.23), from DockQ of
+every final glowworm (``analysis.quality``, equal to the DockQ package's; cached in
+``quality.npz`` beside each docking).
+
 Usage:
     python benchmarks/blind_accuracy.py [--complexes 2X9A ...] [--scoring-mode fast exact]
         [--steps 100] [-g 200] [--swarms 0] [--threads N] [--out blind_accuracy] [--fresh]
+    python benchmarks/blind_accuracy.py --evaluate [--out blind_accuracy] [--scoring-mode fast]
 """
 
 from __future__ import annotations
@@ -28,10 +36,19 @@ import shutil
 import time
 from pathlib import Path
 
+import numpy as np
+
 from dock_accuracy import TOPS, best_class, fmt_q, inputs
+from sparkledock.analysis import ranking
+from sparkledock.analysis.quality import pose_quality, quality_reference
+from sparkledock.analysis.rank import read_cluster_repr
 from sparkledock.docking import DockOptions, dock
+from sparkledock.io.lightdock import load_setup, read_gso_output
+from sparkledock.io.setupdir import SetupDir
 
 HERE = Path(__file__).resolve().parent
+ACCEPTABLE = 0.23
+EVAL_TOPS = (1, 5, 10, 100)
 SHARED = HERE.parent.parent / "shared"
 
 
@@ -106,6 +123,82 @@ def run_one(folder: Path, mode: str, out: Path, args: argparse.Namespace) -> dic
     return result
 
 
+def evaluate_folder(folder: Path, out: Path, steps: int) -> dict:
+    """Pool ceilings and each ranking method's successes of one finished docking."""
+    setup = load_setup(out / "setup")
+    root = SetupDir(out / "setup")
+    poses, scores, rep = [], [], []
+    for swarm in range(int(setup.config["swarms"])):
+        data = read_gso_output(root.gso(swarm, steps))
+        ids = set(read_cluster_repr(root.cluster(swarm)))
+        poses.append(data.poses)
+        scores.append(data.scores)
+        rep.append([g in ids for g in range(len(data.scores))])
+    poses, scores = np.concatenate(poses), np.concatenate(scores)
+    rep = np.flatnonzero(np.concatenate(rep))
+    cache = out / "quality.npz"
+    if cache.is_file() and len(np.load(cache)["dockq"]) == len(poses):
+        dockq = np.load(cache)["dockq"]
+    else:
+        dockq = pose_quality(quality_reference(setup, inputs(folder)["reference"]), setup, poses)[
+            "dockq"
+        ]
+        np.savez(cache, dockq=dockq)
+    marks = ranking.landmarks(setup, poses, ranking.landmark_atoms(setup))
+    counts = ranking.population(marks[rep], marks)
+    good = dockq[rep] >= ACCEPTABLE
+    result = {
+        "complex": folder.name,
+        "representatives": len(rep),
+        "glowworms": len(poses),
+        "ceiling_representatives": bool(good.any()),
+        "ceiling_glowworms": bool((dockq >= ACCEPTABLE).any()),
+        "best_dockq": float(dockq.max()),
+        "methods": {},
+    }
+    for method in ranking.METHODS:
+        ranked = ranking.order(method, scores[rep], counts)
+        result["methods"][method] = {str(n): bool(good[ranked[:n]].any()) for n in EVAL_TOPS}
+    return result
+
+
+def evaluate_all(chosen: list[Path], args: argparse.Namespace) -> None:
+    mode = args.modes[0]
+    head = ["complex", "reps", "ceiling reps", "ceiling all", "best DockQ"]
+    head += [f"{m} top 1 / 5 / 10 / 100" for m in ranking.METHODS] + ["LightDock 1 / 5 / 10"]
+    print(f"# blind, {mode} mode: success = DockQ >= {ACCEPTABLE} among the first N")
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    totals: dict[str, dict[int, int]] = {m: dict.fromkeys(EVAL_TOPS, 0) for m in ranking.METHODS}
+    ceilings = [0, 0]
+    done = 0
+    for folder in chosen:
+        out = args.out / mode / folder.name
+        if not (out / "accuracy.json").is_file():
+            continue
+        r = evaluate_folder(folder, out, args.steps)
+        done += 1
+        ceilings[0] += r["ceiling_representatives"]
+        ceilings[1] += r["ceiling_glowworms"]
+        row = [folder.name, str(r["representatives"])]
+        row += ["yes" if r["ceiling_representatives"] else "no"]
+        row += ["yes" if r["ceiling_glowworms"] else "no", f"{r['best_dockq']:.2f}"]
+        for m in ranking.METHODS:
+            hits = r["methods"][m]
+            row.append(" / ".join("yes" if hits[str(n)] else "–" for n in EVAL_TOPS))
+            for n in EVAL_TOPS:
+                totals[m][n] += hits[str(n)]
+        published = lightdock_blind(folder)
+        row.append(" / ".join("yes" if published[n] else "–" for n in TOPS) if published else "–")
+        print("| " + " | ".join(row) + " |", flush=True)
+    print()
+    print(f"pool ceiling: {ceilings[0]} of {done} (representatives), {ceilings[1]} of {done} "
+          "(all final glowworms)")  # fmt: skip
+    for m, counts in totals.items():
+        shown = " / ".join(str(counts[n]) for n in EVAL_TOPS)
+        print(f"{m}: top 1 / 5 / 10 / 100: {shown} of {done}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--complexes", nargs="+")
@@ -118,8 +211,14 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--out", type=Path, default=Path("blind_accuracy"))
     parser.add_argument("--fresh", action="store_true", help="rerun finished dockings")
+    parser.add_argument(
+        "--evaluate", action="store_true", help="measure ranking methods on finished dockings"
+    )
     args = parser.parse_args()
     chosen = folders(args.complexes)
+    if args.evaluate:
+        evaluate_all(chosen, args)
+        return
 
     head = ["complex", "swarms"]
     for mode in args.modes:
