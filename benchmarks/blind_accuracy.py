@@ -145,7 +145,13 @@ def evaluate_folder(folder: Path, out: Path, steps: int) -> dict:
         ]
         np.savez(cache, dockq=dockq)
     marks = ranking.landmarks(setup, poses, ranking.landmark_atoms(setup))
-    counts = ranking.population(marks[rep], marks)
+    features = {"score": scores[rep], "population": ranking.population(marks[rep], marks)}
+    terms = out / "rescored.npz"
+    if terms.is_file() and len(np.load(terms)["cpydock"]) == len(rep):
+        features["cpydock"] = np.load(terms)["cpydock"]
+    else:
+        features["cpydock"] = ranking.rescore(setup, poses[rep], "cpydock")
+        np.savez(terms, cpydock=features["cpydock"])
     good = dockq[rep] >= ACCEPTABLE
     result = {
         "complex": folder.name,
@@ -156,20 +162,25 @@ def evaluate_folder(folder: Path, out: Path, steps: int) -> dict:
         "best_dockq": float(dockq.max()),
         "methods": {},
     }
-    for method in ranking.METHODS:
-        ranked = ranking.order(method, scores[rep], counts)
+    for method in ranking.NEEDS:
+        ranked = ranking.order(method, features)
         result["methods"][method] = {str(n): bool(good[ranked[:n]].any()) for n in EVAL_TOPS}
+        spread = ranking.diverse(marks[rep], ranked)
+        result["methods"][method + "+diverse"] = {
+            str(n): bool(good[spread[:n]].any()) for n in EVAL_TOPS
+        }
     return result
 
 
 def evaluate_all(chosen: list[Path], args: argparse.Namespace) -> None:
     mode = args.modes[0]
     head = ["complex", "reps", "ceiling reps", "ceiling all", "best DockQ"]
-    head += [f"{m} top 1 / 5 / 10 / 100" for m in ranking.METHODS] + ["LightDock 1 / 5 / 10"]
+    methods = [m + suffix for m in ranking.NEEDS for suffix in ("", "+diverse")]
+    head += [f"{m} top 1 / 5 / 10 / 100" for m in methods] + ["LightDock 1 / 5 / 10"]
     print(f"# blind, {mode} mode: success = DockQ >= {ACCEPTABLE} among the first N")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
-    totals: dict[str, dict[int, int]] = {m: dict.fromkeys(EVAL_TOPS, 0) for m in ranking.METHODS}
+    totals: dict[str, dict[int, int]] = {m: dict.fromkeys(EVAL_TOPS, 0) for m in methods}
     ceilings = [0, 0]
     done = 0
     for folder in chosen:
@@ -183,7 +194,7 @@ def evaluate_all(chosen: list[Path], args: argparse.Namespace) -> None:
         row = [folder.name, str(r["representatives"])]
         row += ["yes" if r["ceiling_representatives"] else "no"]
         row += ["yes" if r["ceiling_glowworms"] else "no", f"{r['best_dockq']:.2f}"]
-        for m in ranking.METHODS:
+        for m in methods:
             hits = r["methods"][m]
             row.append(" / ".join("yes" if hits[str(n)] else "–" for n in EVAL_TOPS))
             for n in EVAL_TOPS:

@@ -85,12 +85,20 @@ def test_population_counts_neighbours_within_the_radius():
 
 
 def test_ranking_orders_are_documented_and_deterministic():
-    scores = np.array([5.0, 9.0, 7.0, 9.0])
-    counts = np.array([10, 2, 10, 2])
-    assert ranking.order("dfire", scores).tolist() == [1, 3, 2, 0]
-    assert ranking.order("population", scores, counts).tolist() == [2, 0, 1, 3]
+    features = {
+        "score": np.array([5.0, 9.0, 7.0, 9.0]),
+        "population": np.array([10, 2, 10, 2]),
+        "cpydock": np.array([1.0, 0.0, 3.0, 2.0]),
+    }
+    assert ranking.order("dfire", features).tolist() == [1, 3, 2, 0]
+    assert ranking.order("population", features).tolist() == [2, 0, 1, 3]
+    assert ranking.order("pydock", features).tolist() == [2, 3, 0, 1]
+    # z(score) = [-1.51, .90, -.30, .90], z(cpydock) = [-.45, -1.34, 1.34, .45]
+    assert ranking.order("consensus", features).tolist() == [3, 2, 1, 0]
     with pytest.raises(ValueError, match="unknown ranking method"):
-        ranking.order("nosuch", scores)
+        ranking.order("nosuch", features)
+    with pytest.raises(ValueError, match="needs cpydock"):
+        ranking.order("pydock", {"score": features["score"]})
 
 
 def test_landmarks_move_with_the_ligand(setups):
@@ -102,3 +110,57 @@ def test_landmarks_move_with_the_ligand(setups):
     pose[1, 0] = 2.0  # 2 Å along x
     marks = ranking.landmarks(setup, pose, atoms).reshape(2, -1, 3)
     np.testing.assert_allclose(marks[1] - marks[0], np.tile([2.0, 0, 0], (len(atoms), 1)))
+
+
+def _blind_dock(tmp_path, *extra: str):
+    from sparkledock.cli import main
+
+    out = tmp_path / "out"
+    src = BENCH / "2X9A"
+    argv = ["dock", str(src / "2X9A_r_u.pdb"), str(src / "2X9A_l_u.pdb"), "-o", str(out)]
+    argv += ["--steps", "4", "-g", "12", "-s", "6", "--top", "3", "--quiet", *extra]
+    assert main(argv) == 0
+    return out
+
+
+def test_blind_dock_with_population_ranking_and_the_rank_stage(tmp_path):
+    """``dock`` without restraints, ranked by population with --diverse: ranking.csv holds
+    the same solutions as rank_by_scoring.list (by score), in the documented order; ``rank
+    --method`` on the same folder reproduces that order in rank_by_<method>.list."""
+    import csv
+
+    from sparkledock.analysis.rank import chosen_glowworms, read_ranking
+    from sparkledock.cli import main
+    from sparkledock.io.lightdock import load_setup
+
+    out = _blind_dock(tmp_path, "--rank-method", "population", "--diverse")
+    rows = list(csv.DictReader((out / "ranking.csv").open()))
+    by_score = read_ranking(out / "setup" / "rank_by_scoring.list")
+    key = [(int(r["swarm"]), int(r["glowworm"])) for r in rows]
+    assert sorted(key) == sorted((r.swarm, r.glowworm) for r in by_score)
+    setup = load_setup(out / "setup")
+    chosen = chosen_glowworms(out / "setup", list(range(6)), 4)
+    expected = ranking.rerank(setup, chosen, "population", diversify=True)
+    assert key == [(r.swarm, r.glowworm) for r in expected]
+    # the documented order: leaders by population (then score), none within 5 Å of another
+    ranked = ranking.rerank(setup, chosen, "population")
+    poses = np.array([r.pose for r in ranked])
+    marks = ranking.landmarks(setup, poses, ranking.landmark_atoms(setup))
+    everyone = np.concatenate([d.poses for d, _ in chosen.values()])
+    counts = ranking.population(
+        marks, ranking.landmarks(setup, everyone, ranking.landmark_atoms(setup))
+    )
+    assert (np.diff(counts) <= 0).all()
+    assert main(["rank", str(out / "setup"), "6", "4", "--method", "population"]) == 0
+    listed = read_ranking(out / "setup" / "rank_by_population.list")
+    assert [(r.swarm, r.glowworm) for r in listed] == [(r.swarm, r.glowworm) for r in ranked]
+
+
+def test_an_unknown_ranking_method_is_a_one_line_error(tmp_path, capsys):
+    from sparkledock.cli import main
+
+    src = BENCH / "2X9A"
+    argv = ["dock", str(src / "2X9A_r_u.pdb"), str(src / "2X9A_l_u.pdb"), "-o", str(tmp_path)]
+    assert main([*argv, "--rank-method", "nosuch"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--rank-method 'nosuch': no such ranking" in err

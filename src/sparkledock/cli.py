@@ -124,6 +124,24 @@ def add_modified_option(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_rank_options(p: argparse.ArgumentParser, flag: str) -> None:
+    """The ranking method and the diversity switch (``rank --method``, ``dock --rank-method``)."""
+    from .analysis.ranking import NEEDS
+
+    p.add_argument(
+        flag,
+        dest="method" if flag == "--method" else "rank_method",
+        default="dfire",
+        help=f"how to rank the representatives: {', '.join(NEEDS)} (default: dfire, by score "
+        "as LightDock; rank_by_scoring.list is always by score)",
+    )
+    p.add_argument(
+        "--diverse",
+        action="store_true",
+        help="move representatives within 5 Å ligand RMSD of a better-ranked one back",
+    )
+
+
 def engine_of(args: argparse.Namespace, exact: bool = False) -> Engine:
     """The engine the options ask for (an :class:`EngineError`, one line, otherwise)."""
     return resolve_engine(args.backend, args.device, args.precision, exact=exact)
@@ -272,15 +290,25 @@ def cmd_cluster(args: argparse.Namespace) -> int:
 
 
 def cmd_rank(args: argparse.Namespace) -> int:
-    from .analysis.rank import rank, write_ranking
+    from .analysis.rank import chosen_glowworms, rank_glowworms, write_ranking
+    from .analysis.ranking import NEEDS, rerank
 
+    if args.method not in NEEDS:
+        raise SparkledockError(
+            f"--method {args.method!r}: no such ranking (known: {', '.join(NEEDS)})"
+        )
     root = Path(args.setup_dir)
-    ranking = rank(root, list(range(args.swarms)), args.step, use_clusters=not args.ignore_clusters)
-    write_ranking(SetupDir(root).ranking, ranking)
-    print(
-        f"sparkledock: ranked {len(ranking)} solutions in {root / 'rank_by_scoring.list'}",
-        file=sys.stderr,
+    chosen = chosen_glowworms(
+        root, list(range(args.swarms)), args.step, use_clusters=not args.ignore_clusters
     )
+    if args.method == "dfire" and not args.diverse:
+        ranking, target = rank_glowworms(chosen), SetupDir(root).ranking
+    else:
+        ranking = rerank(load_setup(root), chosen, args.method, args.diverse)
+        name = args.method + ("_diverse" if args.diverse else "")
+        target = root / f"rank_by_{name}.list"
+    write_ranking(target, ranking)
+    print(f"sparkledock: ranked {len(ranking)} solutions in {target}", file=sys.stderr)
     return 0
 
 
@@ -346,6 +374,8 @@ def dock_options(args: argparse.Namespace, **fixed: int) -> DockOptions:
     chosen["map_modified"] = not getattr(args, "no_map_modified", False)
     chosen["scoring"] = args.scoring
     chosen["scoring_mode"] = args.scoring_mode
+    chosen["rank_method"] = getattr(args, "rank_method", "dfire")
+    chosen["diverse"] = getattr(args, "diverse", False)
     chosen.update(fixed)
     return DockOptions(**chosen, threads=args.threads, quiet=args.quiet, engine=engine_of(args))
 
@@ -594,6 +624,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("swarms", type=at_least(1), help="number of swarms (0..N-1)")
     p.add_argument("step", type=at_least(0), help="which gso_<step>.out to rank")
     p.add_argument("--ignore-clusters", action="store_true", help="rank every glowworm")
+    add_rank_options(p, "--method")
     p.set_defaults(func=cmd_rank)
 
     p = sub.add_parser("filter", help="keep ranked solutions that satisfy restraints")
@@ -636,6 +667,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="output folder (refused if not empty)")
     add_protocol_options(p, top_help="models to write (10)")
     p.add_argument("--reference", help="reference complex: adds DockQ and CAPRI class")
+    add_rank_options(p, "--rank-method")
     add_modified_option(p)
     p.add_argument(
         "--force",

@@ -21,6 +21,7 @@ from .analysis.cluster import cluster_glowworms, format_cluster_repr
 from .analysis.filter import satisfaction
 from .analysis.models import write_models
 from .analysis.rank import rank_glowworms, write_ranking
+from .analysis.ranking import NEEDS, rerank
 from .analysis.report import write_report
 from .backend import Engine
 from .driver import run_simulation
@@ -56,6 +57,10 @@ class DockOptions:
     scoring: str = "dfire"
     #: ``exact`` or ``fast`` (the search on the fast path, final glowworms re-scored exactly)
     scoring_mode: str = "exact"
+    #: how the representatives are ranked (:data:`sparkledock.analysis.ranking.NEEDS`;
+    #: ``dfire``: by score, LightDock's), and whether near-duplicates move back
+    rank_method: str = "dfire"
+    diverse: bool = False
 
 
 #: What ``dock`` records in its output folder: the run's key, its stage and score history.
@@ -70,6 +75,10 @@ def check_options(options: DockOptions) -> None:
             raise SparkledockError(f"--{name} must be at least {least}, got {value}")
     if options.threads is not None and options.threads < 1:
         raise SparkledockError(f"--threads must be at least 1, got {options.threads}")
+    if options.rank_method not in NEEDS:
+        raise SparkledockError(
+            f"--rank-method {options.rank_method!r}: no such ranking (known: {', '.join(NEEDS)})"
+        )
 
 
 def _check_inputs(**files: str | os.PathLike[str] | None) -> None:
@@ -336,7 +345,9 @@ def analyse(
         sizes.extend(len(members) for members in clusters)
         chosen[swarm] = (data, [members[0] for members in clusters])
     ranking = rank_glowworms(chosen)
-    write_ranking(folder.ranking, ranking)
+    write_ranking(folder.ranking, ranking)  # LightDock's rank_by_scoring.list, always by score
+    if options.rank_method != "dfire" or options.diverse:
+        ranking = rerank(setup, chosen, options.rank_method, options.diverse)
     docked_with = setup_restraints(setup) if restraints is not None else None
     if docked_with is not None:
         poses = np.array([r.pose for r in ranking]).reshape(-1, setup.layout.size)

@@ -68,6 +68,24 @@ def rank(
     glowworms (LightDock's ``lgd_rank.py``); ``gso_name`` reads another file than
     ``gso_<step>.out`` in each swarm folder.
     """
+    return rank_glowworms(
+        chosen_glowworms(
+            root, swarms, step, use_clusters, require_clusters=require_clusters, gso_name=gso_name
+        )
+    )
+
+
+def chosen_glowworms(
+    root: str | os.PathLike[str],
+    swarms: list[int],
+    step: int,
+    use_clusters: bool = True,
+    *,
+    require_clusters: bool = True,
+    gso_name: str | None = None,
+) -> dict[int, tuple[GSOOutput, list[int] | None]]:
+    """Per swarm, its glowworms at ``step`` and the ids to rank (its cluster representatives,
+    or None: all), as :func:`rank` reads them."""
     folder = SetupDir(root)
     chosen = {}
     for swarm in swarms:
@@ -76,7 +94,7 @@ def rank(
         clusters = folder.cluster(swarm)
         clustered = use_clusters and (require_clusters or clusters.is_file())
         chosen[swarm] = (data, read_cluster_repr(clusters) if clustered else None)
-    return rank_glowworms(chosen)
+    return chosen
 
 
 def rank_glowworms(chosen: dict[int, tuple[GSOOutput, Sequence[int] | None]]) -> list[Ranked]:

@@ -10,6 +10,13 @@ here reorder the same representatives:
   :data:`POPULATION_RADIUS_A` ligand RMSD of the representative (ClusPro's observation that
   near-native solutions form the most populated low-energy clusters: Kozakov et al., Proteins
   65:392, 2006), ties by score.
+* ``pydock``: by pyDock's energy (LightDock's ``cpydock``: electrostatics, desolvation and
+  0.1 × van der Waals; Cheng et al., Proteins 68:503, 2007), the scoring that pyDock and
+  LightDock's authors use to rank rigid-body poses.
+* ``consensus``: the sum of the standard scores of DFIRE and pyDock (equal weights, nothing
+  fitted).
+* ``population_consensus``: the sum of the standard scores of DFIRE and of the logarithm of
+  the population (equal weights, nothing fitted).
 
 Poses are compared through a few ligand landmarks (C-alpha or C4' atoms spread over the
 ligand by farthest-point sampling): their RMSD tracks the ligand RMSD of the whole backbone
@@ -19,17 +26,20 @@ well under a second.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from scipy.spatial import cKDTree
 
+from ..io.lightdock import GSOOutput
 from ..system import DockingSetup
 from .models import complex_coordinates
+from .rank import Ranked, rank_glowworms
 
 #: Landmark atoms per ligand.
 LANDMARKS = 12
 #: Ligand RMSD (Å, over the landmarks) within which a glowworm counts for a representative.
 POPULATION_RADIUS_A = 4.0
-METHODS = ("dfire", "population")
 
 
 def landmark_atoms(setup: DockingSetup, count: int = LANDMARKS) -> np.ndarray:
@@ -72,16 +82,113 @@ def population(
     return np.asarray(hits, dtype=np.int64)
 
 
-def order(method: str, scores: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
-    """Indices of the representatives, best first, by ``method`` (:data:`METHODS`).
+def rescore(setup: DockingSetup, poses: np.ndarray, function: str) -> np.ndarray:
+    """Scores of poses by another scoring function (its exact numba kernel)."""
+    from ..scoring import get_scoring
 
-    Ties keep the score order (then the input order), so the result is deterministic.
-    """
-    scores = np.asarray(scores, dtype=np.float64)
+    scoring = get_scoring(function)
+    return scoring.score(scoring.prepare(setup.receptor, setup.ligand), poses)
+
+
+def zscore(values: np.ndarray) -> np.ndarray:
+    """Standard scores over the representatives (0 where all are equal)."""
+    values = np.asarray(values, dtype=np.float64)
+    spread = values.std()
+    return (values - values.mean()) / spread if spread > 0 else np.zeros_like(values)
+
+
+#: What each method needs besides the score (a feature: an array over the representatives).
+NEEDS = {
+    "dfire": (),
+    "population": ("population",),
+    "pydock": ("cpydock",),
+    "consensus": ("cpydock",),
+    "population_consensus": ("population",),
+}
+
+
+def _key(method: str, features: dict[str, np.ndarray]) -> np.ndarray:
+    """The primary sort key of ``method`` (larger first)."""
+    score = features["score"]
     if method == "dfire":
-        return np.lexsort((np.arange(len(scores)), -scores))
+        return score
     if method == "population":
-        if counts is None:
-            raise ValueError("population ranking needs the population counts")
-        return np.lexsort((np.arange(len(scores)), -scores, -np.asarray(counts)))
-    raise ValueError(f"unknown ranking method {method!r} (known: {', '.join(METHODS)})")
+        return np.asarray(features["population"], dtype=np.float64)
+    if method == "pydock":
+        return features["cpydock"]
+    if method == "consensus":  # DFIRE and pyDock, equal weights on standard scores
+        return zscore(score) + zscore(features["cpydock"])
+    if method == "population_consensus":
+        return zscore(score) + zscore(np.log1p(features["population"]))
+    raise ValueError(f"unknown ranking method {method!r} (known: {', '.join(NEEDS)})")
+
+
+#: Landmark RMSD (Å) under which two representatives are one solution for ``diverse``.
+DIVERSITY_RADIUS_A = 5.0
+
+
+def diverse(
+    marks: np.ndarray, ranked: np.ndarray, radius: float = DIVERSITY_RADIUS_A
+) -> np.ndarray:
+    """``ranked`` with near-duplicates moved back: going down the order, a representative
+    within ``radius`` Å landmark RMSD of one already kept is set aside (greedy leader
+    clustering, as ClusPro keeps one model per cluster); the set-aside ones follow the kept
+    ones, in their order. Swarms that converge on the same site then fill one place in the
+    top N, not several."""
+    k = marks.shape[1] // 3
+    limit = radius * radius * k
+    leaders: list[int] = []
+    rest: list[int] = []
+    kept = np.empty((0, marks.shape[1]))
+    for i in ranked:
+        if len(leaders) and (((kept - marks[i]) ** 2).sum(axis=1) <= limit).any():
+            rest.append(int(i))
+            continue
+        leaders.append(int(i))
+        kept = np.vstack([kept, marks[i]])
+    return np.array(leaders + rest, dtype=np.int64)
+
+
+def order(method: str, features: dict[str, np.ndarray]) -> np.ndarray:
+    """Indices of the representatives, best first, by ``method`` (:data:`NEEDS`):
+    ``features`` holds ``score`` and what the method needs, one value per representative.
+
+    Ties fall to the score, then to the input order, so the result is deterministic.
+    """
+    if method not in NEEDS:
+        raise ValueError(f"unknown ranking method {method!r} (known: {', '.join(NEEDS)})")
+    missing = [f for f in ("score", *NEEDS[method]) if f not in features]
+    if missing:
+        raise ValueError(f"ranking {method!r} needs {', '.join(missing)}")
+    score = np.asarray(features["score"], dtype=np.float64)
+    key = _key(method, features)
+    return np.lexsort((np.arange(len(score)), -score, -key))
+
+
+def rerank(
+    setup: DockingSetup,
+    chosen: dict[int, tuple[GSOOutput, Sequence[int] | None]],
+    method: str = "dfire",
+    diversify: bool = False,
+) -> list[Ranked]:
+    """The representatives of all swarms (per swarm: its final glowworms and the ids to
+    rank) in ``method``'s order, optionally with near-duplicates moved back
+    (:func:`diverse`). ``dfire`` without ``diversify`` is LightDock's ranking."""
+    if method not in NEEDS:
+        raise ValueError(f"unknown ranking method {method!r} (known: {', '.join(NEEDS)})")
+    ranked = rank_glowworms(chosen)
+    if (method == "dfire" and not diversify) or len(ranked) < 2:
+        return ranked
+    poses = np.array([r.pose for r in ranked]).reshape(len(ranked), setup.layout.size)
+    features = {"score": np.array([r.score for r in ranked])}
+    atoms = landmark_atoms(setup)
+    marks = landmarks(setup, poses, atoms)
+    if "population" in NEEDS[method]:
+        everyone = np.concatenate([data.poses for data, _ in chosen.values()])
+        features["population"] = population(marks, landmarks(setup, everyone, atoms))
+    if "cpydock" in NEEDS[method]:
+        features["cpydock"] = rescore(setup, poses, "cpydock")
+    index = order(method, features)
+    if diversify:
+        index = diverse(marks, index)
+    return [ranked[i] for i in index]
