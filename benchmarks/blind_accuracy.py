@@ -146,12 +146,13 @@ def evaluate_folder(folder: Path, out: Path, steps: int) -> dict:
         np.savez(cache, dockq=dockq)
     marks = ranking.landmarks(setup, poses, ranking.landmark_atoms(setup))
     features = {"score": scores[rep], "population": ranking.population(marks[rep], marks)}
-    terms = out / "rescored.npz"
-    if terms.is_file() and len(np.load(terms)["cpydock"]) == len(rep):
-        features["cpydock"] = np.load(terms)["cpydock"]
-    else:
-        features["cpydock"] = ranking.rescore(setup, poses[rep], "cpydock")
-        np.savez(terms, cpydock=features["cpydock"])
+    for function in ("cpydock", "pisa"):
+        cache = out / f"rescored_{function}.npz"
+        if cache.is_file() and len(np.load(cache)["scores"]) == len(rep):
+            features[function] = np.load(cache)["scores"]
+        else:
+            features[function] = ranking.rescore(setup, poses[rep], function)
+            np.savez(cache, scores=features[function])
     good = dockq[rep] >= ACCEPTABLE
     result = {
         "complex": folder.name,

@@ -89,12 +89,18 @@ def test_ranking_orders_are_documented_and_deterministic():
         "score": np.array([5.0, 9.0, 7.0, 9.0]),
         "population": np.array([10, 2, 10, 2]),
         "cpydock": np.array([1.0, 0.0, 3.0, 2.0]),
+        "pisa": np.array([4.0, 1.0, 3.0, 2.0]),
     }
     assert ranking.order("dfire", features).tolist() == [1, 3, 2, 0]
     assert ranking.order("population", features).tolist() == [2, 0, 1, 3]
     assert ranking.order("pydock", features).tolist() == [2, 3, 0, 1]
     # z(score) = [-1.51, .90, -.30, .90], z(cpydock) = [-.45, -1.34, 1.34, .45]
     assert ranking.order("consensus", features).tolist() == [3, 2, 1, 0]
+    # DFIRE ranks 3, 0, 2, 1 (ties by position) and PISA 0, 3, 1, 2: sums 3, 3, 3, 3 ->
+    # all tied, so by score (1 and 3 first, 1 earlier), then 2, then 0
+    assert ranking.order("dfire_pisa", features).tolist() == [1, 3, 2, 0]
+    features["pisa"] = np.array([4.0, 1.0, 3.0, 0.0])  # PISA ranks 0, 2, 1, 3: sums 3, 2, 3, 4
+    assert ranking.order("dfire_pisa", features).tolist() == [1, 2, 0, 3]
     with pytest.raises(ValueError, match="unknown ranking method"):
         ranking.order("nosuch", features)
     with pytest.raises(ValueError, match="needs cpydock"):

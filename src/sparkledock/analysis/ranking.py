@@ -17,6 +17,9 @@ here reorder the same representatives:
   fitted).
 * ``population_consensus``: the sum of the standard scores of DFIRE and of the logarithm of
   the population (equal weights, nothing fitted).
+* ``dfire_pisa``: the mean of each representative's rank by DFIRE and by PISA (LightDock's
+  ``pisa``, an atomic contact potential of another origin: a consensus of two statistical
+  potentials, equal weights, nothing fitted).
 
 Poses are compared through a few ligand landmarks (C-alpha or C4' atoms spread over the
 ligand by farthest-point sampling): their RMSD tracks the ligand RMSD of the whole backbone
@@ -104,7 +107,16 @@ NEEDS = {
     "pydock": ("cpydock",),
     "consensus": ("cpydock",),
     "population_consensus": ("population",),
+    "dfire_pisa": ("pisa",),
 }
+
+
+def _ranks(values: np.ndarray) -> np.ndarray:
+    """0 for the largest value, 1 for the next, ... (ties by position)."""
+    values = np.asarray(values, dtype=np.float64)
+    out = np.empty(len(values))
+    out[np.lexsort((np.arange(len(values)), -values))] = np.arange(len(values))
+    return out
 
 
 def _key(method: str, features: dict[str, np.ndarray]) -> np.ndarray:
@@ -120,6 +132,8 @@ def _key(method: str, features: dict[str, np.ndarray]) -> np.ndarray:
         return zscore(score) + zscore(features["cpydock"])
     if method == "population_consensus":
         return zscore(score) + zscore(np.log1p(features["population"]))
+    if method == "dfire_pisa":  # the mean of the two ranks, equal weights
+        return -(_ranks(score) + _ranks(features["pisa"]))
     raise ValueError(f"unknown ranking method {method!r} (known: {', '.join(NEEDS)})")
 
 
@@ -186,8 +200,9 @@ def rerank(
     if "population" in NEEDS[method]:
         everyone = np.concatenate([data.poses for data, _ in chosen.values()])
         features["population"] = population(marks, landmarks(setup, everyone, atoms))
-    if "cpydock" in NEEDS[method]:
-        features["cpydock"] = rescore(setup, poses, "cpydock")
+    for function in ("cpydock", "pisa"):
+        if function in NEEDS[method]:
+            features[function] = rescore(setup, poses, function)
     index = order(method, features)
     if diversify:
         index = diverse(marks, index)
