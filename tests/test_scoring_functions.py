@@ -94,10 +94,9 @@ def test_dfire2_leaves_untyped_atoms_out_as_lightdock_does(setups):
     assert len(model.lig_xyz) == len(atoms) - 1
 
 
-# (sd is not here: its scores of ~1e9 printed to 8 decimals show single-ulp differences from
-# step 2 on, and the trajectory then parts from LightDock's; its scores of the same poses are
-# bit-identical: see docs/performance.md)
-@pytest.mark.parametrize("function", ["vdw", "cpydock", "dna", "dfire2", "pisa", "pydfire"])
+# (sd's scores of ~1e9, printed to 8 decimals, show every bit: its trajectory is the test that
+# the GSO step's arithmetic, not only the scores, is LightDock's to the last bit)
+@pytest.mark.parametrize("function", ["vdw", "cpydock", "dna", "dfire2", "pisa", "pydfire", "sd"])
 def test_exact_run_reproduces_lightdocks_trajectory(tmp_path, function):
     """``sparkledock run --exact --scoring F`` writes LightDock's own gso file, byte for byte."""
     from conftest import writable_setup

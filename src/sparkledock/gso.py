@@ -28,6 +28,7 @@ never depends on what else runs beside it.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -174,12 +175,18 @@ class CounterRandom:
 def _squared_norm(x: Array) -> Array:
     """Squared length of each row of (..., k) vectors.
 
-    On NumPy arrays ``einsum``, whose summation order reproduces LightDock's
-    ``np.linalg.norm`` bit for bit (the exact-mode trajectories test it); other backends sum.
-    This is the one place the GSO step differs between backends.
+    On NumPy arrays the squares are added one column after another, left to right: the
+    order of LightDock's ``np.linalg.norm`` (a BLAS dot product, sequential for vectors this
+    short), so every bit agrees. ``einsum`` reorders the sum for ten or more components and
+    then differs in the last bit for a quarter of normal-mode extent vectors: invisible in
+    gso files except through sd's ~1e9 scores, whose trajectories it made part from
+    LightDock's. Other backends sum; this is the one place the GSO step differs between them.
     """
     if isinstance(x, np.ndarray):
-        return np.einsum("...i,...i->...", x, x)
+        total = x[..., 0] * x[..., 0]
+        for i in range(1, x.shape[-1]):
+            total = total + x[..., i] * x[..., i]
+        return total
     xp = array_namespace(x)
     return xp.sum(x * x, axis=-1)
 
@@ -281,6 +288,48 @@ def _step_towards(current: Array, target: Array, size: float) -> Array:
     return xp.where(move[..., None], current + scaled, current)
 
 
+@njit(cache=True)
+def _libm_acos_flat(x):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = math.acos(x[i])
+    return out
+
+
+@njit(cache=True)
+def _libm_sin_flat(x):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = math.sin(x[i])
+    return out
+
+
+def _libm_acos(x: np.ndarray) -> np.ndarray:
+    flat = np.ascontiguousarray(x, dtype=np.float64).ravel()
+    return _libm_acos_flat(flat).reshape(np.shape(x))
+
+
+def _libm_sin(x: np.ndarray) -> np.ndarray:
+    flat = np.ascontiguousarray(x, dtype=np.float64).ravel()
+    return _libm_sin_flat(flat).reshape(np.shape(x))
+
+
+def _acos(x: Array) -> Array:
+    """``acos`` as LightDock takes it (Python's ``math``, the C library's) on NumPy arrays:
+    NumPy's own SIMD ``arccos`` differs in the last bit for a quarter of arguments, which
+    moved a few quaternions by an ulp per step (visible through sd's ~1e9 scores)."""
+    if isinstance(x, np.ndarray):
+        return _libm_acos(x)
+    return array_namespace(x).acos(x)
+
+
+def _sin(x: Array) -> Array:
+    """``sin`` as LightDock takes it (the C library's) on NumPy arrays (see :func:`_acos`)."""
+    if isinstance(x, np.ndarray):
+        return _libm_sin(x)
+    return array_namespace(x).sin(x)
+
+
 def slerp_lightdock(q: Array, r: Array, t: float) -> Array:
     """LightDock's quaternion SLERP from ``q`` toward ``r`` by fraction ``t`` (…, 4)."""
     xp = array_namespace(q, r)
@@ -291,10 +340,10 @@ def slerp_lightdock(q: Array, r: Array, t: float) -> Array:
     q = xp.where(flip[..., None], -q, q)
     dot = xp.where(flip, -dot, dot)
     linear = q + t * (r - q)  # LightDock does not normalise this branch's result
-    omega = xp.acos(xp.clip(dot, -1.0, 1.0))
-    so = xp.sin(omega)
+    omega = _acos(xp.clip(dot, -1.0, 1.0))
+    so = _sin(omega)
     so = xp.where(so == 0, 1.0, so)  # (only where dot = 1: the linear branch is taken)
-    spherical = (xp.sin((1.0 - t) * omega) / so)[..., None] * q + (xp.sin(t * omega) / so)[
+    spherical = (_sin((1.0 - t) * omega) / so)[..., None] * q + (_sin(t * omega) / so)[
         ..., None
     ] * r
     return xp.where((dot > LINEAR_THRESHOLD)[..., None], linear, spherical)
