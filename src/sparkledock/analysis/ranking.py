@@ -153,13 +153,14 @@ def diverse(
     limit = radius * radius * k
     leaders: list[int] = []
     rest: list[int] = []
-    kept = np.empty((0, marks.shape[1]))
+    kept = np.empty((len(ranked), marks.shape[1]))
     for i in ranked:
-        if len(leaders) and (((kept - marks[i]) ** 2).sum(axis=1) <= limit).any():
+        n = len(leaders)
+        if n and (((kept[:n] - marks[i]) ** 2).sum(axis=1) <= limit).any():
             rest.append(int(i))
             continue
+        kept[n] = marks[i]
         leaders.append(int(i))
-        kept = np.vstack([kept, marks[i]])
     return np.array(leaders + rest, dtype=np.int64)
 
 
