@@ -123,7 +123,9 @@ def run_one(folder: Path, mode: str, out: Path, args: argparse.Namespace) -> dic
     return result
 
 
-def evaluate_folder(folder: Path, out: Path, steps: int) -> dict:
+def evaluate_folder(
+    folder: Path, out: Path, steps: int, methods: list[str], reps_only: bool = False
+) -> dict:
     """Pool ceilings and each ranking method's successes of one finished docking."""
     setup = load_setup(out / "setup")
     root = SetupDir(out / "setup")
@@ -139,6 +141,10 @@ def evaluate_folder(folder: Path, out: Path, steps: int) -> dict:
     cache = out / "quality.npz"
     if cache.is_file() and len(np.load(cache)["dockq"]) == len(poses):
         dockq = np.load(cache)["dockq"]
+    elif reps_only:  # DockQ of the representatives only (no ceiling over all glowworms)
+        reference = quality_reference(setup, inputs(folder)["reference"])
+        dockq = np.full(len(poses), np.nan)
+        dockq[rep] = pose_quality(reference, setup, poses[rep])["dockq"]
     else:
         dockq = pose_quality(quality_reference(setup, inputs(folder)["reference"]), setup, poses)[
             "dockq"
@@ -146,7 +152,8 @@ def evaluate_folder(folder: Path, out: Path, steps: int) -> dict:
         np.savez(cache, dockq=dockq)
     marks = ranking.landmarks(setup, poses, ranking.landmark_atoms(setup))
     features = {"score": scores[rep], "population": ranking.population(marks[rep], marks)}
-    for function in ("cpydock", "pisa"):
+    wanted = {need for m in methods for need in ranking.NEEDS[m]}
+    for function in sorted(wanted & {"cpydock", "pisa"}):
         cache = out / f"rescored_{function}.npz"
         if cache.is_file() and len(np.load(cache)["scores"]) == len(rep):
             features[function] = np.load(cache)["scores"]
@@ -159,11 +166,11 @@ def evaluate_folder(folder: Path, out: Path, steps: int) -> dict:
         "representatives": len(rep),
         "glowworms": len(poses),
         "ceiling_representatives": bool(good.any()),
-        "ceiling_glowworms": bool((dockq >= ACCEPTABLE).any()),
-        "best_dockq": float(dockq.max()),
+        "ceiling_glowworms": None if np.isnan(dockq).any() else bool((dockq >= ACCEPTABLE).any()),
+        "best_dockq": float(np.nanmax(dockq)),
         "methods": {},
     }
-    for method in ranking.NEEDS:
+    for method in methods:
         ranked = ranking.order(method, features)
         result["methods"][method] = {str(n): bool(good[ranked[:n]].any()) for n in EVAL_TOPS}
         spread = ranking.diverse(marks[rep], ranked)
@@ -176,7 +183,7 @@ def evaluate_folder(folder: Path, out: Path, steps: int) -> dict:
 def evaluate_all(chosen: list[Path], args: argparse.Namespace) -> None:
     mode = args.modes[0]
     head = ["complex", "reps", "ceiling reps", "ceiling all", "best DockQ"]
-    methods = [m + suffix for m in ranking.NEEDS for suffix in ("", "+diverse")]
+    methods = [m + suffix for m in args.methods for suffix in ("", "+diverse")]
     head += [f"{m} top 1 / 5 / 10 / 100" for m in methods] + ["LightDock 1 / 5 / 10"]
     print(f"# blind, {mode} mode: success = DockQ >= {ACCEPTABLE} among the first N")
     print("| " + " | ".join(head) + " |")
@@ -188,13 +195,14 @@ def evaluate_all(chosen: list[Path], args: argparse.Namespace) -> None:
         out = args.out / mode / folder.name
         if not (out / "accuracy.json").is_file():
             continue
-        r = evaluate_folder(folder, out, args.steps)
+        r = evaluate_folder(folder, out, args.steps, args.methods, args.reps_only)
         done += 1
         ceilings[0] += r["ceiling_representatives"]
-        ceilings[1] += r["ceiling_glowworms"]
+        ceilings[1] += bool(r["ceiling_glowworms"])
         row = [folder.name, str(r["representatives"])]
         row += ["yes" if r["ceiling_representatives"] else "no"]
-        row += ["yes" if r["ceiling_glowworms"] else "no", f"{r['best_dockq']:.2f}"]
+        all_ceiling = {True: "yes", False: "no", None: "–"}[r["ceiling_glowworms"]]
+        row += [all_ceiling, f"{r['best_dockq']:.2f}"]
         for m in methods:
             hits = r["methods"][m]
             row.append(" / ".join("yes" if hits[str(n)] else "–" for n in EVAL_TOPS))
@@ -225,6 +233,18 @@ def main() -> None:
     parser.add_argument("--fresh", action="store_true", help="rerun finished dockings")
     parser.add_argument(
         "--evaluate", action="store_true", help="measure ranking methods on finished dockings"
+    )
+    parser.add_argument(
+        "--reps-only",
+        action="store_true",
+        help="DockQ of the cluster representatives only (faster; no all-glowworm ceiling)",
+    )
+    parser.add_argument(
+        "--methods",
+        nargs="+",
+        default=list(ranking.NEEDS),
+        choices=list(ranking.NEEDS),
+        help="ranking methods --evaluate measures (default: all)",
     )
     args = parser.parse_args()
     chosen = folders(args.complexes)
