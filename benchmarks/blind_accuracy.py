@@ -30,19 +30,15 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import csv
-import json
-import shutil
-import time
 from pathlib import Path
 
 import numpy as np
 
-from dock_accuracy import TOPS, best_class, fmt_q, inputs
+import dock_accuracy
+from dock_accuracy import TOPS, fmt_q, inputs, lightdock_published
 from sparkledock.analysis import ranking
 from sparkledock.analysis.quality import pose_quality, quality_reference
 from sparkledock.analysis.rank import read_cluster_repr
-from sparkledock.docking import DockOptions, dock
 from sparkledock.io.lightdock import load_setup, read_gso_output
 from sparkledock.io.setupdir import SetupDir
 
@@ -70,57 +66,12 @@ def folders(names: list[str] | None) -> list[Path]:
 
 def lightdock_blind(folder: Path) -> dict[int, bool] | None:
     """LightDock's published blind success at top 1 / 5 / 10."""
-    path = folder / "lightdock_bm5_BLIND.list"
-    if not path.is_file():
-        return None
-    ok = []
-    for line in path.read_text().splitlines():
-        fields = line.split()
-        if len(fields) >= 4:
-            irmsd, lrmsd, fnat = (float(v) for v in fields[1:4])
-            ok.append(fnat >= 0.1 and (lrmsd <= 10 or irmsd <= 4))
-    return {n: any(ok[:n]) for n in TOPS}
+    return lightdock_published(folder, "lightdock_bm5_BLIND.list")
 
 
 def run_one(folder: Path, mode: str, out: Path, args: argparse.Namespace) -> dict:
     """Dock one complex blind in one scoring mode (or read the result of an earlier run)."""
-    record = out / "accuracy.json"
-    if record.is_file() and not args.fresh:
-        return json.loads(record.read_text())
-    files = inputs(folder)
-    shutil.rmtree(out, ignore_errors=True)
-    start = time.perf_counter()
-    dock(
-        files["receptor"],
-        files["ligand"],
-        out,
-        reference=files["reference"],
-        options=DockOptions(
-            steps=args.steps,
-            glowworms=args.glowworms,
-            swarms=args.swarms,
-            top=10,
-            threads=args.threads,
-            quiet=True,
-            scoring_mode=mode,
-        ),
-    )
-    wall = time.perf_counter() - start
-    rows = list(csv.DictReader((out / "ranking.csv").open()))
-    dockq = [float(r["DockQ"]) for r in rows[:10] if r.get("DockQ")]
-    result = {
-        "complex": folder.name,
-        "mode": mode,
-        "swarms": json.loads((out / "setup" / "setup.json").read_text())["swarms"],
-        "classes": {str(n): best_class(rows, n) for n in TOPS},
-        "top1_dockq": dockq[0] if dockq else None,
-        "best_dockq": max(dockq) if dockq else None,
-        "wall_s": wall,
-        "steps": args.steps,
-        "glowworms": args.glowworms,
-    }
-    record.write_text(json.dumps(result, indent=1))
-    return result
+    return dock_accuracy.run_one(folder, mode, out, args, restrained=False)
 
 
 def evaluate_folder(

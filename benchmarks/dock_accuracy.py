@@ -57,9 +57,12 @@ def best_class(rows: list[dict], n: int) -> str:
     return max(classes, key=ORDER.__getitem__) if classes else "incorrect"
 
 
-def lightdock_published(folder: Path) -> dict[int, bool] | None:
-    """LightDock's true-interface success at top 1 / 5 / 10 (its ranked results list)."""
-    path = folder / "lightdock_bm5_TI.list"
+def lightdock_published(
+    folder: Path, name: str = "lightdock_bm5_TI.list"
+) -> dict[int, bool] | None:
+    """LightDock's published success at top 1 / 5 / 10 (its ranked results list ``name``:
+    true-interface by default, ``lightdock_bm5_BLIND.list`` for blind)."""
+    path = folder / name
     if not path.is_file():
         return None
     ok = []
@@ -71,8 +74,11 @@ def lightdock_published(folder: Path) -> dict[int, bool] | None:
     return {n: any(ok[:n]) for n in TOPS}
 
 
-def run_one(folder: Path, mode: str, out: Path, args: argparse.Namespace) -> dict:
-    """Dock one complex in one scoring mode (or read the result of an earlier run)."""
+def run_one(
+    folder: Path, mode: str, out: Path, args: argparse.Namespace, restrained: bool = True
+) -> dict:
+    """Dock one complex in one scoring mode, with its restraints or blind (or read the
+    result of an earlier run)."""
     record = out / "accuracy.json"
     if record.is_file() and not args.fresh:
         return json.loads(record.read_text())
@@ -83,7 +89,7 @@ def run_one(folder: Path, mode: str, out: Path, args: argparse.Namespace) -> dic
         files["receptor"],
         files["ligand"],
         out,
-        restraints=files["restraints"],
+        restraints=files["restraints"] if restrained else None,
         reference=files["reference"],
         options=DockOptions(
             steps=args.steps,
