@@ -4,6 +4,7 @@ refusal, the engine's backend, pose validation and, for functions whose kernels 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from importlib import import_module
 from typing import Any, ClassVar
@@ -11,8 +12,38 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..backend import Engine
-from ..errors import EngineError
+from ..errors import EngineError, SkippedAtomWarning, UnsupportedAtomError
 from .terms import Terms, lightdock_score
+
+
+def lookup_types(
+    partner: Any,
+    type_of: Callable[[str, str], int],
+    function: str,
+    *,
+    source: str = "structure",
+    skip_unknown: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per atom, ``type_of(residue, atom)`` (−1: no type) and the mask of typed atoms; an
+    untyped atom is a one-line error naming ``source`` and the residue, or (with
+    ``skip_unknown``) dropped with a warning. The table-typed functions share this."""
+    atoms = partner.atoms
+    t = np.array(
+        [type_of(str(r), str(a)) for r, a in zip(atoms.res_name, atoms.atom_name, strict=True)],
+        dtype=np.int64,
+    )
+    unknown = t < 0
+    if unknown.any():
+        i = int(np.flatnonzero(unknown)[0])
+        where = f"chain {atoms.chain[i]} {atoms.res_name[i]} {atoms.res_seq[i]}{atoms.ins_code[i]}"
+        message = (
+            f"{source}: {function} has no type for atom {atoms.atom_name[i]} of residue {where}; "
+            f"{int(unknown.sum())} such atoms in all"
+        )
+        if not skip_unknown:
+            raise UnsupportedAtomError(message + " (use --skip-unknown to drop them)")
+        warnings.warn(message + ", skipped", SkippedAtomWarning, stacklevel=4)
+    return t, ~unknown
 
 
 def refuse_normal_modes(function: str, partners: Any, names: tuple[str, str]) -> None:

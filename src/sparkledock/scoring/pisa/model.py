@@ -18,7 +18,6 @@ with ``--skip-unknown``.
 from __future__ import annotations
 
 import json
-import warnings
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -26,11 +25,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ...errors import SkippedAtomWarning, UnsupportedAtomError
 from ...pose import PoseLayout
 from ...restraints import Restraints
 from ...system import Partner
-from ..base import KernelScoring
+from ..base import KernelScoring, lookup_types
 from ..groups import restraint_groups
 
 N_TYPES = 32
@@ -104,23 +102,7 @@ def pisa_table() -> np.ndarray:
 def pisa_types(
     partner: Partner, *, source: str = "structure", skip_unknown: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
-    atoms = partner.atoms
-    t = np.array(
-        [pisa_type(str(r), str(a)) for r, a in zip(atoms.res_name, atoms.atom_name, strict=True)],
-        dtype=np.int64,
-    )
-    unknown = t < 0
-    if unknown.any():
-        i = int(np.flatnonzero(unknown)[0])
-        where = f"chain {atoms.chain[i]} {atoms.res_name[i]} {atoms.res_seq[i]}{atoms.ins_code[i]}"
-        message = (
-            f"{source}: pisa has no type for atom {atoms.atom_name[i]} of residue {where}; "
-            f"{int(unknown.sum())} such atoms in all"
-        )
-        if not skip_unknown:
-            raise UnsupportedAtomError(message + " (use --skip-unknown to drop them)")
-        warnings.warn(message + ", skipped", SkippedAtomWarning, stacklevel=3)
-    return t, ~unknown
+    return lookup_types(partner, pisa_type, "pisa", source=source, skip_unknown=skip_unknown)
 
 
 @dataclass(frozen=True)

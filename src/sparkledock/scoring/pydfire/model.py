@@ -20,18 +20,16 @@ and a pair at 0 Å OverflowError; here they take the last and the first bin.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ...errors import SkippedAtomWarning, UnsupportedAtomError
 from ...pose import PoseLayout
 from ...restraints import Restraints
 from ...system import Partner
-from ..base import KernelScoring
+from ..base import KernelScoring, lookup_types
 from ..dfire.model import BINS, dfire_table
 from ..groups import restraint_groups
 from ..terms import lightdock_score
@@ -84,26 +82,13 @@ def pydfire_types(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Type of every atom (−1: none) and the mask of typed atoms; an untyped atom is a
     one-line error (LightDock's KeyError), or dropped with ``skip_unknown``."""
-    atoms = partner.atoms
-    t = np.array(
-        [
-            ATOM_TYPE.get((str(r), str(a)), -1)
-            for r, a in zip(atoms.res_name, atoms.atom_name, strict=True)
-        ],
-        dtype=np.int64,
+    return lookup_types(
+        partner,
+        lambda res, atom: ATOM_TYPE.get((res, atom), -1),
+        "pydfire",
+        source=source,
+        skip_unknown=skip_unknown,
     )
-    unknown = t < 0
-    if unknown.any():
-        i = int(np.flatnonzero(unknown)[0])
-        where = f"chain {atoms.chain[i]} {atoms.res_name[i]} {atoms.res_seq[i]}{atoms.ins_code[i]}"
-        message = (
-            f"{source}: pydfire has no type for atom {atoms.atom_name[i]} of residue {where}; "
-            f"{int(unknown.sum())} such atoms in all"
-        )
-        if not skip_unknown:
-            raise UnsupportedAtomError(message + " (use --skip-unknown to drop them)")
-        warnings.warn(message + ", skipped", SkippedAtomWarning, stacklevel=3)
-    return t, ~unknown
 
 
 @dataclass(frozen=True)
