@@ -274,7 +274,9 @@ def test_dock_with_a_combination_keeps_each_term_in_ranking_csv(tmp_path):
     ]  # fmt: skip
     for row in rows:
         total = float(row["score_dfire"]) + float(row["score_vdw"])
-        assert abs(total - float(row["score"])) <= 2e-3  # (each column rounded to 3 decimals)
+        # each column is rounded to 3 decimals, and the terms score the pose as the gso file
+        # keeps it (7 decimals), which moves a clash's r^-12 term by up to ~1e-5 of its value
+        assert abs(total - float(row["score"])) <= 2e-3 + 1e-5 * abs(float(row["score"]))
     assert any(float(r["score_vdw"]) != 0.0 for r in rows)
 
 

@@ -304,8 +304,10 @@ def term_columns(
     setup: DockingSetup, restraints, scoring: str, ranking: list
 ) -> dict[str, np.ndarray]:
     """For a weighted combination, each function's weighted score of every ranked solution
-    (``score_<name>`` columns of ``ranking.csv``; they add up to ``score``); nothing for a
-    single function."""
+    (``score_<name>`` columns of ``ranking.csv``); nothing for a single function.
+
+    The terms score each pose as its gso file keeps it (7 decimals), so they add up to
+    ``score`` (the run's unrounded pose) to rounding, which on a clash pose is ~1e-5 relative."""
     from .api import prepare_scoring
     from .scoring import get_scoring
 
