@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 from importlib import import_module
 from typing import Any, ClassVar
 
@@ -13,6 +14,8 @@ import numpy as np
 
 from ..backend import Engine
 from ..errors import EngineError, SkippedAtomWarning, UnsupportedAtomError
+from ..pose import PoseLayout
+from .groups import restraint_groups
 from .terms import Terms, lightdock_score
 
 
@@ -44,6 +47,64 @@ def lookup_types(
             raise UnsupportedAtomError(message + " (use --skip-unknown to drop them)")
         warnings.warn(message + ", skipped", SkippedAtomWarning, stacklevel=4)
     return t, ~unknown
+
+
+@dataclass(frozen=True)
+class TypedAtomModel:
+    """A prepared pair of partners for a function that scores typed atom pairs through one
+    table (pisa, pydfire): coordinates and full-length modes of the typed atoms, their type
+    indices, the table, an optional distance-bin map and the restraint atom groups."""
+
+    layout: PoseLayout
+    rec_xyz: np.ndarray
+    rec_modes: np.ndarray
+    lig_xyz: np.ndarray
+    lig_modes: np.ndarray
+    rec_types: np.ndarray
+    lig_types: np.ndarray
+    table: np.ndarray
+    #: distance-bin map (pydfire's DIST_TO_BINS); empty where the kernel bins itself (pisa)
+    bins: np.ndarray
+    rec_restraint_group: np.ndarray
+    n_rec_restraints: int
+    lig_restraint_group: np.ndarray
+    n_lig_restraints: int
+
+
+def prepare_typed(
+    receptor: Any,
+    ligand: Any,
+    restraints: Any,
+    types: Callable[..., tuple[np.ndarray, np.ndarray]],
+    table: np.ndarray,
+    *,
+    bins: np.ndarray | None = None,
+    first_type: int = 0,
+    skip_unknown: bool = False,
+    names: tuple[str, str] = ("receptor", "ligand"),
+) -> TypedAtomModel:
+    """:class:`TypedAtomModel` of two partners: ``types(partner, source=, skip_unknown=)``
+    gives per atom its type and the typed-atom mask (:func:`lookup_types`); untyped atoms
+    are dropped (or refused there), type indices start at ``first_type``."""
+    rt, rk = types(receptor, source=names[0], skip_unknown=skip_unknown)
+    lt, lk = types(ligand, source=names[1], skip_unknown=skip_unknown)
+    receptor, ligand = receptor.subset(rk), ligand.subset(lk)
+    groups = restraint_groups(receptor, ligand, restraints, names)
+    return TypedAtomModel(
+        layout=PoseLayout(receptor.n_modes, ligand.n_modes),
+        rec_xyz=np.ascontiguousarray(receptor.atoms.coords),
+        rec_modes=receptor.full_modes(),
+        lig_xyz=np.ascontiguousarray(ligand.atoms.coords),
+        lig_modes=ligand.full_modes(),
+        rec_types=rt[rk] - first_type,
+        lig_types=lt[lk] - first_type,
+        table=table,
+        bins=np.zeros(0, dtype=np.int64) if bins is None else np.ascontiguousarray(bins),
+        rec_restraint_group=groups.receptor,
+        n_rec_restraints=groups.n_receptor,
+        lig_restraint_group=groups.ligand,
+        n_lig_restraints=groups.n_ligand,
+    )
 
 
 def refuse_normal_modes(function: str, partners: Any, names: tuple[str, str]) -> None:

@@ -5,10 +5,14 @@ the exact and fast DFIRE paths)."""
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING, NamedTuple
 
 import numba
 import numpy as np
 from numba import njit
+
+if TYPE_CHECKING:
+    from .base import TypedAtomModel
 
 
 @njit(cache=True, inline="always")
@@ -75,24 +79,24 @@ GROUP = 8
 
 
 @njit(cache=True, inline="never")
-def ligand_boxes(lx, ly, lz, sub_box, group_box, all_box):
-    """Exact boxes of ligand sub-tiles (:data:`SUB` consecutive atoms), groups of
-    :data:`GROUP` sub-tiles and the whole ligand."""
+def ligand_boxes(lx, ly, lz, sub_box, group_box, all_box, sub=SUB, group=GROUP):
+    """Exact boxes of ligand sub-tiles (``sub`` consecutive atoms), groups of ``group``
+    sub-tiles and the whole ligand."""
     n = lx.shape[0]
     group_box[:, :3] = np.inf
     group_box[:, 3:] = -np.inf
     all_box[:3] = np.inf
     all_box[3:] = -np.inf
     for s in range(sub_box.shape[0]):
-        j0 = s * SUB
-        j1 = min(j0 + SUB, n)
+        j0 = s * sub
+        j1 = min(j0 + sub, n)
         sub_box[s, 0] = lx[j0:j1].min()
         sub_box[s, 1] = ly[j0:j1].min()
         sub_box[s, 2] = lz[j0:j1].min()
         sub_box[s, 3] = lx[j0:j1].max()
         sub_box[s, 4] = ly[j0:j1].max()
         sub_box[s, 5] = lz[j0:j1].max()
-        g = s // GROUP
+        g = s // group
         for d in range(3):
             group_box[g, d] = min(group_box[g, d], sub_box[s, d])
             group_box[g, d + 3] = max(group_box[g, d + 3], sub_box[s, d + 3])
@@ -176,3 +180,43 @@ def posed_ligand(pose, ext0, lig_xyz, lig_modes):
     all_box = np.empty(6)
     ligand_boxes(lx, ly, lz, sub_box, group_box, all_box)
     return lx, ly, lz, sub_box, group_box, all_box
+
+
+class TypedArrays(NamedTuple):
+    """A :class:`~.base.TypedAtomModel` as the arrays its Numba kernel takes (one typed
+    tuple, so every table-typed kernel has one signature), with no membrane groups."""
+
+    n_rec_modes: int
+    rec_xyz: np.ndarray
+    rec_modes: np.ndarray
+    lig_xyz: np.ndarray
+    lig_modes: np.ndarray
+    rec_types: np.ndarray
+    lig_types: np.ndarray
+    table: np.ndarray
+    bins: np.ndarray
+    rec_group: np.ndarray
+    n_rec_groups: int
+    lig_group: np.ndarray
+    n_lig_groups: int
+    mem_group: np.ndarray
+
+
+def typed_arrays(model: TypedAtomModel) -> TypedArrays:
+    """The kernel arguments of a table-typed function's prepared model."""
+    return TypedArrays(
+        n_rec_modes=model.layout.n_rec,
+        rec_xyz=model.rec_xyz,
+        rec_modes=model.rec_modes,
+        lig_xyz=model.lig_xyz,
+        lig_modes=model.lig_modes,
+        rec_types=model.rec_types,
+        lig_types=model.lig_types,
+        table=model.table,
+        bins=model.bins,
+        rec_group=model.rec_restraint_group,
+        n_rec_groups=model.n_rec_restraints,
+        lig_group=model.lig_restraint_group,
+        n_lig_groups=model.n_lig_restraints,
+        mem_group=np.full(len(model.rec_xyz), -1, dtype=np.int64),
+    )

@@ -33,7 +33,14 @@ import numpy as np
 from numba import njit, prange
 
 from ...pose import EXTENTS_START
-from ..numba_common import flag_pair, gap2, ligand_conformer, numba_threads, store_fractions
+from ..numba_common import (
+    flag_pair,
+    gap2,
+    ligand_boxes,
+    ligand_conformer,
+    numba_threads,
+    store_fractions,
+)
 from ..terms import Terms
 from .model import (
     DFIRE_CUTOFF2,
@@ -58,25 +65,7 @@ def _ligand_boxes(lx, ly, lz, sub_box, group_box, all_box):
     """Exact boxes of sub-tiles, groups and the whole ligand; returns the squared radius of
     the ligand's bounding sphere about the centre of ``all_box``."""
     n_lig = lx.shape[0]
-    group_box[:, :3] = np.inf
-    group_box[:, 3:] = -np.inf
-    all_box[:3] = np.inf
-    all_box[3:] = -np.inf
-    for s in range(sub_box.shape[0]):
-        j0 = s * LIG_SUB
-        j1 = min(j0 + LIG_SUB, n_lig)
-        sub_box[s, 0] = lx[j0:j1].min()
-        sub_box[s, 1] = ly[j0:j1].min()
-        sub_box[s, 2] = lz[j0:j1].min()
-        sub_box[s, 3] = lx[j0:j1].max()
-        sub_box[s, 4] = ly[j0:j1].max()
-        sub_box[s, 5] = lz[j0:j1].max()
-        g = s // LIG_GROUP
-        for d in range(3):
-            group_box[g, d] = min(group_box[g, d], sub_box[s, d])
-            group_box[g, d + 3] = max(group_box[g, d + 3], sub_box[s, d + 3])
-            all_box[d] = min(all_box[d], sub_box[s, d])
-            all_box[d + 3] = max(all_box[d + 3], sub_box[s, d + 3])
+    ligand_boxes(lx, ly, lz, sub_box, group_box, all_box, LIG_SUB, LIG_GROUP)
     cx = 0.5 * (all_box[0] + all_box[3])
     cy = 0.5 * (all_box[1] + all_box[4])
     cz = 0.5 * (all_box[2] + all_box[5])

@@ -18,18 +18,15 @@ with ``--skip-unknown``.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ...pose import PoseLayout
 from ...restraints import Restraints
 from ...system import Partner
-from ..base import KernelScoring, lookup_types
-from ..groups import restraint_groups
+from ..base import KernelScoring, TypedAtomModel, lookup_types, prepare_typed
 
 N_TYPES = 32
 N_BINS = 3
@@ -105,23 +102,6 @@ def pisa_types(
     return lookup_types(partner, pisa_type, "pisa", source=source, skip_unknown=skip_unknown)
 
 
-@dataclass(frozen=True)
-class PISAModel:
-    layout: PoseLayout
-    rec_xyz: np.ndarray
-    rec_modes: np.ndarray
-    lig_xyz: np.ndarray
-    lig_modes: np.ndarray
-    #: PISA types minus one (0–31)
-    rec_types: np.ndarray
-    lig_types: np.ndarray
-    table: np.ndarray
-    rec_restraint_group: np.ndarray
-    n_rec_restraints: int
-    lig_restraint_group: np.ndarray
-    n_lig_restraints: int
-
-
 class PISA(KernelScoring):
     """LightDock's ``pisa`` scoring function."""
 
@@ -145,22 +125,14 @@ class PISA(KernelScoring):
         skip_unknown: bool = False,
         names: tuple[str, str] = ("receptor", "ligand"),
         **_: Any,
-    ) -> PISAModel:
-        rt, rk = pisa_types(receptor, source=names[0], skip_unknown=skip_unknown)
-        lt, lk = pisa_types(ligand, source=names[1], skip_unknown=skip_unknown)
-        receptor, ligand = receptor.subset(rk), ligand.subset(lk)
-        groups = restraint_groups(receptor, ligand, restraints, names)
-        return PISAModel(
-            layout=PoseLayout(receptor.n_modes, ligand.n_modes),
-            rec_xyz=np.ascontiguousarray(receptor.atoms.coords),
-            rec_modes=receptor.full_modes(),
-            lig_xyz=np.ascontiguousarray(ligand.atoms.coords),
-            lig_modes=ligand.full_modes(),
-            rec_types=rt[rk] - 1,
-            lig_types=lt[lk] - 1,
+    ) -> TypedAtomModel:
+        return prepare_typed(
+            receptor,
+            ligand,
+            restraints,
+            pisa_types,
             table=pisa_table(),
-            rec_restraint_group=groups.receptor,
-            n_rec_restraints=groups.n_receptor,
-            lig_restraint_group=groups.ligand,
-            n_lig_restraints=groups.n_ligand,
+            first_type=1,
+            skip_unknown=skip_unknown,
+            names=names,
         )

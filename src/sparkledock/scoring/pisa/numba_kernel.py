@@ -9,12 +9,12 @@ scores are bit-identical to LightDock's.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
 
 from ...pose import EXTENTS_START
+from ..base import TypedAtomModel
 from ..numba_common import (
     flag_pair,
     near_ligand,
@@ -22,43 +22,10 @@ from ..numba_common import (
     posed_ligand,
     receptor_atom,
     store_fractions,
+    typed_arrays,
 )
 from ..terms import Terms
-from .model import N_BINS, N_TYPES, PISAModel
-
-
-class PISAArrays(NamedTuple):
-    n_rec_modes: int
-    rec_xyz: np.ndarray
-    rec_modes: np.ndarray
-    lig_xyz: np.ndarray
-    lig_modes: np.ndarray
-    rec_types: np.ndarray
-    lig_types: np.ndarray
-    table: np.ndarray
-    rec_group: np.ndarray
-    n_rec_groups: int
-    lig_group: np.ndarray
-    n_lig_groups: int
-    mem_group: np.ndarray
-
-
-def pisa_arrays(model: PISAModel) -> PISAArrays:
-    return PISAArrays(
-        n_rec_modes=model.layout.n_rec,
-        rec_xyz=model.rec_xyz,
-        rec_modes=model.rec_modes,
-        lig_xyz=model.lig_xyz,
-        lig_modes=model.lig_modes,
-        rec_types=model.rec_types,
-        lig_types=model.lig_types,
-        table=model.table,
-        rec_group=model.rec_restraint_group,
-        n_rec_groups=model.n_rec_restraints,
-        lig_group=model.lig_restraint_group,
-        n_lig_groups=model.n_lig_restraints,
-        mem_group=np.full(len(model.rec_xyz), -1, dtype=np.int64),
-    )
+from .model import N_BINS, N_TYPES
 
 
 @njit(cache=True, inline="always")
@@ -136,6 +103,6 @@ def _score_batch(poses, m):
     return out
 
 
-def score_poses(model: PISAModel, poses: np.ndarray, *, threads: int | None = None) -> Terms:
+def score_poses(model: TypedAtomModel, poses: np.ndarray, *, threads: int | None = None) -> Terms:
     with numba_threads(threads):
-        return Terms(*_score_batch(poses, pisa_arrays(model)).T.copy())
+        return Terms(*_score_batch(poses, typed_arrays(model)).T.copy())

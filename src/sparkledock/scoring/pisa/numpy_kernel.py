@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base import TypedAtomModel
 from ..terms import Terms
 from ..vdw.numpy_kernel import conformers as _conformers
 from ..vdw.numpy_kernel import fractions
-from .model import N_BINS, PISAModel
+from .model import N_BINS
 
 EDGES = np.array([2.0, 3.0, 4.0, 4.5, 6.0, 8.0])
 #: per spline bin: (count bin, weight of the distance) pairs (LightDock's weights)
@@ -27,7 +28,7 @@ def spline_bin(dist: np.ndarray) -> np.ndarray:
     return np.where((d32 >= 8.0) | (d32 < 2.0), -1, b)
 
 
-def score_poses(model: PISAModel, poses: np.ndarray, *, threads: int | None = None) -> Terms:
+def score_poses(model: TypedAtomModel, poses: np.ndarray, *, threads: int | None = None) -> Terms:
     recs, ligs = _conformers(model, poses)
     ti = np.minimum(model.rec_types[:, None], model.lig_types[None, :])
     tj = np.maximum(model.rec_types[:, None], model.lig_types[None, :])

@@ -20,18 +20,15 @@ and a pair at 0 Å OverflowError; here they take the last and the first bin.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ...pose import PoseLayout
 from ...restraints import Restraints
 from ...system import Partner
-from ..base import KernelScoring, lookup_types
+from ..base import KernelScoring, TypedAtomModel, lookup_types, prepare_typed
 from ..dfire.model import BINS, dfire_table
-from ..groups import restraint_groups
 from ..terms import lightdock_score
 
 N_TYPES = 167
@@ -91,23 +88,6 @@ def pydfire_types(
     )
 
 
-@dataclass(frozen=True)
-class PyDFIREModel:
-    layout: PoseLayout
-    rec_xyz: np.ndarray
-    rec_modes: np.ndarray
-    lig_xyz: np.ndarray
-    lig_modes: np.ndarray
-    rec_types: np.ndarray
-    lig_types: np.ndarray
-    table: np.ndarray
-    bins: np.ndarray
-    rec_restraint_group: np.ndarray
-    n_rec_restraints: int
-    lig_restraint_group: np.ndarray
-    n_lig_restraints: int
-
-
 class PyDFIRE(KernelScoring):
     """LightDock's Python ``dfire`` scoring function (its ``-s dfire``)."""
 
@@ -130,25 +110,16 @@ class PyDFIRE(KernelScoring):
         skip_unknown: bool = False,
         names: tuple[str, str] = ("receptor", "ligand"),
         **_: Any,
-    ) -> PyDFIREModel:
-        rt, rk = pydfire_types(receptor, source=names[0], skip_unknown=skip_unknown)
-        lt, lk = pydfire_types(ligand, source=names[1], skip_unknown=skip_unknown)
-        receptor, ligand = receptor.subset(rk), ligand.subset(lk)
-        groups = restraint_groups(receptor, ligand, restraints, names)
-        return PyDFIREModel(
-            layout=PoseLayout(receptor.n_modes, ligand.n_modes),
-            rec_xyz=np.ascontiguousarray(receptor.atoms.coords),
-            rec_modes=receptor.full_modes(),
-            lig_xyz=np.ascontiguousarray(ligand.atoms.coords),
-            lig_modes=ligand.full_modes(),
-            rec_types=rt[rk],
-            lig_types=lt[lk],
+    ) -> TypedAtomModel:
+        return prepare_typed(
+            receptor,
+            ligand,
+            restraints,
+            pydfire_types,
             table=pydfire_table(),
-            bins=np.ascontiguousarray(PY_BINS),
-            rec_restraint_group=groups.receptor,
-            n_rec_restraints=groups.n_receptor,
-            lig_restraint_group=groups.ligand,
-            n_lig_restraints=groups.n_ligand,
+            bins=PY_BINS,
+            skip_unknown=skip_unknown,
+            names=names,
         )
 
     def terms_score(self, terms: Any) -> Any:

@@ -8,12 +8,12 @@ is summed in LightDock's pair order (row-major over its distance matrix) and is 
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
 
 from ...pose import EXTENTS_START
+from ..base import TypedAtomModel
 from ..numba_common import (
     flag_pair,
     near_ligand,
@@ -21,45 +21,10 @@ from ..numba_common import (
     posed_ligand,
     receptor_atom,
     store_fractions,
+    typed_arrays,
 )
 from ..terms import Terms
-from .model import CUTOFF_A, PyDFIREModel
-
-
-class PyDFIREArrays(NamedTuple):
-    n_rec_modes: int
-    rec_xyz: np.ndarray
-    rec_modes: np.ndarray
-    lig_xyz: np.ndarray
-    lig_modes: np.ndarray
-    rec_types: np.ndarray
-    lig_types: np.ndarray
-    table: np.ndarray
-    bins: np.ndarray
-    rec_group: np.ndarray
-    n_rec_groups: int
-    lig_group: np.ndarray
-    n_lig_groups: int
-    mem_group: np.ndarray
-
-
-def pydfire_arrays(model: PyDFIREModel) -> PyDFIREArrays:
-    return PyDFIREArrays(
-        n_rec_modes=model.layout.n_rec,
-        rec_xyz=model.rec_xyz,
-        rec_modes=model.rec_modes,
-        lig_xyz=model.lig_xyz,
-        lig_modes=model.lig_modes,
-        rec_types=model.rec_types,
-        lig_types=model.lig_types,
-        table=model.table,
-        bins=model.bins,
-        rec_group=model.rec_restraint_group,
-        n_rec_groups=model.n_rec_restraints,
-        lig_group=model.lig_restraint_group,
-        n_lig_groups=model.n_lig_restraints,
-        mem_group=np.full(len(model.rec_xyz), -1, dtype=np.int64),
-    )
+from .model import CUTOFF_A
 
 
 @njit(cache=True)
@@ -100,6 +65,6 @@ def _score_batch(poses, m):
     return out
 
 
-def score_poses(model: PyDFIREModel, poses: np.ndarray, *, threads: int | None = None) -> Terms:
+def score_poses(model: TypedAtomModel, poses: np.ndarray, *, threads: int | None = None) -> Terms:
     with numba_threads(threads):
-        return Terms(*_score_batch(poses, pydfire_arrays(model)).T.copy())
+        return Terms(*_score_batch(poses, typed_arrays(model)).T.copy())

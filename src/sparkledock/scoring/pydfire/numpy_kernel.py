@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base import TypedAtomModel
 from ..terms import Terms
 from ..vdw.numpy_kernel import conformers as _conformers
 from ..vdw.numpy_kernel import fractions
-from .model import CUTOFF_A, PyDFIREModel
+from .model import CUTOFF_A
 
 
-def score_poses(model: PyDFIREModel, poses: np.ndarray, *, threads: int | None = None) -> Terms:
+def score_poses(model: TypedAtomModel, poses: np.ndarray, *, threads: int | None = None) -> Terms:
     recs, ligs = _conformers(model, poses)
     energy, p_rec, p_lig = [], [], []
     for rec, lig in zip(recs, ligs, strict=True):
