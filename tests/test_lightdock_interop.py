@@ -215,11 +215,6 @@ def test_haddock3_command_lines(tmp_path, monkeypatch, capsys):
 @pytest.mark.parametrize(
     ("command", "argv", "says"),
     [
-        ("lightdock3_setup.py", "r.pdb l.pdb -sd 40", "-sd 40"),
-        ("lightdock3_setup.py", "r.pdb l.pdb -spr 5", "-spr 5"),
-        ("lightdock3_setup.py", "r.pdb l.pdb -fd 3", "-fd 3"),
-        ("lightdock3_setup.py", "r.pdb l.pdb --flip", "--flip"),
-        ("lightdock3_setup.py", "r.pdb l.pdb -membrane", "-membrane"),
         ("lightdock3_setup.py", "r.pdb l.pdb -sp", "-sp"),
         ("lightdock3.py", "setup.json 10 -s nosuch", "-s nosuch: no such scoring function"),
         ("lightdock3.py", "setup.json 10 -min", "-min"),

@@ -142,6 +142,23 @@ def add_rank_options(p: argparse.ArgumentParser, flag: str) -> None:
     )
 
 
+def add_membrane_options(p: argparse.ArgumentParser) -> None:
+    """``--membrane`` / ``--transmembrane`` (``setup`` and ``dock``)."""
+    side = p.add_mutually_exclusive_group()
+    side.add_argument(
+        "--membrane",
+        "-membrane",
+        action="store_true",
+        help="swarms only above the receptor's membrane beads (MMB residues)",
+    )
+    side.add_argument(
+        "--transmembrane",
+        "-transmembrane",
+        action="store_true",
+        help="swarms only between the receptor's two membrane layers",
+    )
+
+
 def engine_of(args: argparse.Namespace, exact: bool = False) -> Engine:
     """The engine the options ask for (an :class:`EngineError`, one line, otherwise)."""
     return resolve_engine(args.backend, args.device, args.precision, exact=exact)
@@ -193,6 +210,8 @@ def cmd_setup(args: argparse.Namespace) -> int:
         anm_rec=args.anm_rec,
         anm_lig=args.anm_lig,
         anm_rmsd=args.anm_rmsd,
+        anm_lig_rmsd=args.anm_lig_rmsd,
+        anm_seed=args.anm_seed,
         noxt=args.noxt,
         noh=args.noh,
         now=args.now,
@@ -201,6 +220,13 @@ def cmd_setup(args: argparse.Namespace) -> int:
         skip_unknown=args.skip_unknown,
         map_modified=not args.no_map_modified,
         scoring=args.scoring,
+        surface_density=args.surface_density,
+        fixed_distance=args.fixed_distance,
+        swarms_per_restraint=args.swarms_per_restraint,
+        dense_sampling=args.dense_sampling,
+        flip=args.flip,
+        membrane=args.membrane,
+        transmembrane=args.transmembrane,
     )
     with folder_lock(args.output):
         out = prepare_setup(
@@ -376,6 +402,8 @@ def dock_options(args: argparse.Namespace, **fixed: int) -> DockOptions:
     chosen["scoring_mode"] = args.scoring_mode
     chosen["rank_method"] = getattr(args, "rank_method", "dfire")
     chosen["diverse"] = getattr(args, "diverse", False)
+    chosen["membrane"] = getattr(args, "membrane", False)
+    chosen["transmembrane"] = getattr(args, "transmembrane", False)
     chosen.update(fixed)
     return DockOptions(**chosen, threads=args.threads, quiet=args.quiet, engine=engine_of(args))
 
@@ -553,8 +581,63 @@ def build_parser() -> argparse.ArgumentParser:
         dest="anm_rmsd",
         type=float,
         default=0.5,
-        help="mean RMSD (Å) of conformers with unit mode extents (0.5)",
+        help="mean RMSD (Å) of conformers with unit mode extents (0.5); the receptor's only "
+        "when --anm-lig-rmsd is given",
     )
+    p.add_argument(
+        "--anm-lig-rmsd",
+        "-anm_lig_rmsd",
+        dest="anm_lig_rmsd",
+        type=float,
+        default=None,
+        help="the ligand's mode amplitude (default: --anm-rmsd)",
+    )
+    p.add_argument(
+        "--anm-seed",
+        "-seed_anm",
+        dest="anm_seed",
+        type=int,
+        default=None,
+        help="seed of the modes' amplitudes and starting mode extents (default: --seed)",
+    )
+    p.add_argument(
+        "--surface-density",
+        "-sd",
+        dest="surface_density",
+        type=float,
+        default=50.0,
+        help="Å² of receptor surface per swarm when the count comes from the surface (50)",
+    )
+    p.add_argument(
+        "--fixed-distance",
+        "-fd",
+        dest="fixed_distance",
+        type=float,
+        default=0.0,
+        help="swarm centres this far (Å) from the surface (0: a quarter of the ligand's size)",
+    )
+    p.add_argument(
+        "--swarms-per-restraint",
+        "-spr",
+        dest="swarms_per_restraint",
+        type=at_least(1),
+        default=20,
+        help="swarms per receptor restraint residue (20)",
+    )
+    p.add_argument(
+        "--dense-sampling",
+        "--ds",
+        dest="dense_sampling",
+        action="store_true",
+        help="every surface point left after the filters is a swarm (no final clustering)",
+    )
+    p.add_argument(
+        "--flip",
+        "-flip",
+        action="store_true",
+        help="with restraints on both partners, turn half the starting ligands by 180°",
+    )
+    add_membrane_options(p)
     p.add_argument(
         "--swarm-radius",
         "-sr",
@@ -668,6 +751,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_protocol_options(p, top_help="models to write (10)")
     p.add_argument("--reference", help="reference complex: adds DockQ and CAPRI class")
     add_rank_options(p, "--rank-method")
+    add_membrane_options(p)
     add_modified_option(p)
     p.add_argument(
         "--force",

@@ -61,6 +61,9 @@ class DockOptions:
     #: ``dfire``: by score, LightDock's), and whether near-duplicates move back
     rank_method: str = "dfire"
     diverse: bool = False
+    #: swarms only above the receptor's membrane beads, or between its two layers
+    membrane: bool = False
+    transmembrane: bool = False
 
 
 #: What ``dock`` records in its output folder: the run's key, its stage and score history.
@@ -290,6 +293,8 @@ def prepare_dock_setup(receptor, ligand, out: Path, restraints, options: DockOpt
                 seed=options.seed,
                 map_modified=options.map_modified,
                 scoring=options.scoring,
+                membrane=options.membrane,
+                transmembrane=options.transmembrane,
             ),
             progress=None
             if options.quiet

@@ -128,13 +128,7 @@ _SETUP_OPTIONS: tuple[tuple[tuple[str, ...], str, Any, Any], ...] = (
     (("--ds", "-ds"), "dense_sampling", None, False),
 )
 #: Flags LightDock has and sparkledock's setup has not built yet (dest -> spelling).
-_SETUP_FLAGS_NOT_BUILT = {
-    "membrane": "-membrane",
-    "transmembrane": "-transmembrane",
-    "starting": "-sp",
-    "flip": "--flip",
-    "dense_sampling": "--ds",
-}
+_SETUP_FLAGS_NOT_BUILT = {"starting": "-sp"}
 
 
 def _setup_parser() -> argparse.ArgumentParser:
@@ -162,13 +156,8 @@ def _setup(args: argparse.Namespace) -> int:
     for dest, spelling in _SETUP_FLAGS_NOT_BUILT.items():
         if getattr(args, dest):
             raise _refuse(spelling)
-    _check_defaults(
-        args, {"surface_density": "-sd", "fixed_distance": "-fd", "swarms_per_restraint": "-spr"}
-    )
-    if args.seed != args.anm_seed:
-        raise _refuse("--seed_points and --seed_anm with different values", "one seed for both")
-    if args.anm_rmsd != args.anm_lig_rmsd:
-        raise _refuse("different --anm_rec_rmsd and --anm_lig_rmsd", "one amplitude for both")
+    if args.membrane and args.transmembrane:
+        raise SparkledockError("-membrane and -transmembrane: give one of them")
     if SetupDir(Path()).setup_json.exists():
         raise InputFileError("setup.json: a setup is already here (LightDock refuses too)")
     setup = argparse.Namespace(

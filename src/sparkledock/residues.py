@@ -50,6 +50,10 @@ RENAMED_ATOMS: dict[tuple[str, str], str] = {("MSE", "SE"): "SD"}
 
 #: Nucleotides as LightDock reads them (``Residue.DNA_STANDARD_TYPES`` and
 #: ``RNA_STANDARD_TYPES``): deoxyribonucleotides and ribonucleotides.
+#: LightDock's membrane bead residue (one ``BJ`` atom each; ``lgd_create_membrane.py``)
+MEMBRANE_RESIDUE = "MMB"
+MEMBRANE_BEAD = "BJ"
+
 DNA_NUCLEOTIDES = frozenset({"DA", "DC", "DG", "DT", "DU", "DI"})
 RNA_NUCLEOTIDES = frozenset({"A", "C", "G", "U", "I"})
 NUCLEOTIDES = DNA_NUCLEOTIDES | RNA_NUCLEOTIDES

@@ -71,27 +71,58 @@ def initial_poses(
     radius: float = DEFAULT_SWARM_RADIUS_A,
     rec_sites: np.ndarray | None = None,
     lig_sites: np.ndarray | None = None,
+    modes_seed: int | None = None,
+    flip: bool = False,
 ) -> np.ndarray:
     """Starting poses (S, G, layout.size): a translation inside ``radius`` Å of each swarm's
     centre, a uniform random rotation and N(0, 1) mode extents.
 
     With restraint sites on both partners (C-alpha positions, each in its centred frame),
     rotations instead turn a random ligand site toward a random one of the ten receptor sites
-    nearest the swarm, as LightDock orients restrained ligands."""
+    nearest the swarm, as LightDock orients restrained ligands; with ``flip`` (LightDock's
+    ``--flip``) a coin turns each such ligand instead by a half-turn about its pointing site
+    mirrored through the axis from the receptor's centre to the glowworm (:func:`flipped`).
+
+    ``modes_seed``: the mode extents come from their own generator keyed by (modes_seed,
+    swarm) instead of the swarm's (LightDock's separate ``--seed_anm``)."""
     centres = np.asarray(centres, dtype=np.float64).reshape(-1, 3)
     out = np.empty((len(centres), glowworms, layout.size))
     for row, (centre, swarm) in enumerate(zip(centres, swarm_ids, strict=True)):
         rng = swarm_generator(seed, swarm)
         out[row, :, layout.translation] = centre + points_in_ball(rng, glowworms, radius)
         out[row, :, layout.rotation] = random_quaternions(rng, glowworms)
-        out[row, :, layout.rotation.stop :] = rng.standard_normal(
+        extents = rng if modes_seed is None else swarm_generator(modes_seed, swarm)
+        out[row, :, layout.rotation.stop :] = extents.standard_normal(
             (glowworms, layout.n_rec + layout.n_lig)
         )
         if rec_sites is not None and lig_sites is not None and len(rec_sites) and len(lig_sites):
             order = np.argsort(np.linalg.norm(rec_sites - centre, axis=1))[:10]
             target = rec_sites[order[rng.integers(0, len(order), glowworms)]]
             source = lig_sites[rng.integers(0, len(lig_sites), glowworms)]
-            out[row, :, layout.rotation] = rotation_between(
-                source, target - out[row, :, layout.translation]
-            )
+            where = out[row, :, layout.translation]
+            q = rotation_between(source, target - where)
+            if flip:
+                turn = rng.random(glowworms) > 0.5
+                q[turn] = flipped(q[turn], source[turn], where[turn])
+            out[row, :, layout.rotation] = q
     return out
+
+
+def rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Vectors ``v`` (…, 3) turned by unit quaternions ``q`` (…, 4: w, x, y, z)."""
+    w, u = q[..., :1], q[..., 1:]
+    t = 2.0 * np.cross(u, v)
+    return v + w * t + np.cross(u, t)
+
+
+def flipped(q: np.ndarray, site: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """LightDock's ``--flip`` of restraint-oriented rotations ``q``: the ligand site as ``q``
+    turns it, mirrored by a half-turn about the direction of the glowworm's position
+    ``where``, becomes the axis of a half-turn, the new rotation (LightDock builds the
+    quaternion (0, axis) without normalising it; it only ever rotates through q·v·q⁻¹, so
+    the unit quaternion here is the same rotation)."""
+    turned = rotate(q, site)
+    n = where / np.linalg.norm(where, axis=-1, keepdims=True)
+    axis = 2.0 * (turned * n).sum(axis=-1, keepdims=True) * n - turned
+    axis /= np.linalg.norm(axis, axis=-1, keepdims=True)
+    return np.concatenate([np.zeros((len(axis), 1)), axis], axis=-1)

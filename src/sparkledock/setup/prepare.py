@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import __version__
 from ..analysis.models import ligand_chain_ids
-from ..anm import normal_modes
+from ..anm import mode_mask, normal_modes
 from ..errors import InputFileError, SparkledockError, SparkledockWarning
 from ..fileutil import atomic_write_bytes, atomic_write_text, check_output_folder
 from ..io.lightdock import FRAME_KEY, write_poses
@@ -44,8 +44,9 @@ from ..structure import (
     write_structure,
 )
 from ..system import Partner
+from .membrane import bead_heights, membrane_atoms, membrane_side
 from .poses import DEFAULT_SWARM_RADIUS_A, initial_poses
-from .surface import atom_sasa, swarm_count
+from .surface import SURFACE_DENSITY_A2, atom_sasa, swarm_count
 from .swarms import swarm_centres
 
 SWARMS_PER_RESTRAINT = 20
@@ -62,6 +63,10 @@ class SetupOptions:
     anm_rec: int = 10
     anm_lig: int = 10
     anm_rmsd: float = 0.5
+    #: the ligand's mode amplitude (None: ``anm_rmsd``, LightDock's ``--anm_lig_rmsd``)
+    anm_lig_rmsd: float | None = None
+    #: seed of the modes' amplitude draw and of the starting mode extents (None: ``seed``)
+    anm_seed: int | None = None
     noxt: bool = True
     noh: bool = False
     now: bool = False
@@ -73,6 +78,28 @@ class SetupOptions:
     #: the scoring function the setup is for: only atoms it can type are kept (None: every
     #: atom is kept, as LightDock's setup does; the run's function then types them)
     scoring: str | None = "dfire"
+    #: Å² of receptor surface per swarm when the count comes from the surface (``-sd``)
+    surface_density: float = SURFACE_DENSITY_A2
+    #: swarm centres this far (Å) from the surface atoms (0: LightDock's rule; ``-fd``)
+    fixed_distance: float = 0.0
+    #: swarms per restraint residue of the receptor (``-spr``)
+    swarms_per_restraint: int = SWARMS_PER_RESTRAINT
+    #: every filtered surface point a swarm, no final clustering (``--ds``)
+    dense_sampling: bool = False
+    #: turn half of the restraint-oriented starting ligands by 180° (``--flip``)
+    flip: bool = False
+    #: swarms only above the receptor's membrane beads (``-membrane``)
+    membrane: bool = False
+    #: swarms only between the two membrane layers (``-transmembrane``)
+    transmembrane: bool = False
+
+    @property
+    def lig_rmsd(self) -> float:
+        return self.anm_rmsd if self.anm_lig_rmsd is None else self.anm_lig_rmsd
+
+    @property
+    def modes_seed(self) -> int:
+        return self.seed if self.anm_seed is None else self.anm_seed
 
 
 def _npy_bytes(array: np.ndarray) -> bytes:
@@ -89,8 +116,18 @@ def _check_options(options: SetupOptions) -> None:
         raise SparkledockError(f"swarms must be 0 (LightDock's rule) or more, got {options.swarms}")
     if options.anm and (options.anm_rec < 0 or options.anm_lig < 0):
         raise SparkledockError("normal-mode counts must not be negative")
-    if options.anm and options.anm_rmsd <= 0:
-        raise SparkledockError(f"normal-mode RMSD must be positive, got {options.anm_rmsd}")
+    if options.anm and min(options.anm_rmsd, options.lig_rmsd) <= 0:
+        raise SparkledockError(
+            f"normal-mode RMSD must be positive, got {options.anm_rmsd} / {options.lig_rmsd}"
+        )
+    if options.surface_density <= 0:
+        raise SparkledockError(f"surface density must be positive, got {options.surface_density}")
+    if options.fixed_distance < 0:
+        raise SparkledockError(f"fixed distance must not be negative, got {options.fixed_distance}")
+    if options.swarms_per_restraint < 1:
+        raise SparkledockError(
+            f"swarms per restraint must be at least 1, got {options.swarms_per_restraint}"
+        )
     if options.swarm_radius <= 0:
         raise SparkledockError(f"swarm radius must be positive, got {options.swarm_radius}")
 
@@ -276,18 +313,23 @@ def prepare_setup(
                     if rid not in ids:
                         raise InputFileError(f"{rpath}: {side} restraint {rid} not found in {name}")
 
-    # swarm centres on the (centred) receptor's surface
+    # swarm centres on the (centred) receptor's surface; a membrane takes no part in it
     stage.done(f"read and cleaned {len(rec_c)} + {len(lig_c)} atoms")
-    sasa = atom_sasa(rec_c)
-    count = options.swarms or swarm_count(rec_c, sasa=sasa)
+    with_membrane = options.membrane or options.transmembrane
+    body = rec_c
+    if with_membrane:
+        heights = bead_heights(rec_atoms, str(rec_path))
+        body = rec_c.select(~membrane_atoms(rec_c))
+    sasa = atom_sasa(body)
+    count = options.swarms or swarm_count(body, options.surface_density, sasa=sasa)
     surface_filter = sights = None
     if parsed is not None and (parsed.receptor.active or parsed.receptor.passive):
         near = parsed.receptor.active + parsed.receptor.passive
-        surface_filter = _restraint_atoms(rec_c, near)
-        sights = _central_atoms(rec_c, near)
-        count = options.swarms or SWARMS_PER_RESTRAINT * len(near)
+        surface_filter = _restraint_atoms(body, near)
+        sights = _central_atoms(body, near)
+        count = options.swarms or options.swarms_per_restraint * len(near)
     centres = swarm_centres(
-        rec_c,
+        body,
         lig_c,
         count,
         seed=options.seed,
@@ -295,12 +337,20 @@ def prepare_setup(
         near_distance=RESTRAINT_SURFACE_A,
         sights=sights,
         sasa=sasa,
+        fixed_distance=options.fixed_distance,
+        dense=options.dense_sampling,
     )
+    placed = len(centres)
+    if with_membrane:
+        shift = -float(lightdock_centre(rec_atoms)[2])
+        side = membrane_side(centres, heights, shift, options.transmembrane, str(rec_path))
+        centres = centres[side]
     if len(centres) == 0:
-        raise InputFileError(f"{rec_path}: no room for swarms on the receptor surface")
-    if options.swarms and len(centres) < options.swarms:
+        where = " on the membrane's side" if with_membrane else ""
+        raise InputFileError(f"{rec_path}: no room for swarms on the receptor surface{where}")
+    if options.swarms and placed < options.swarms:
         warnings.warn(
-            f"{rec_path}: {options.swarms} swarms asked, the receptor surface holds {len(centres)}",
+            f"{rec_path}: {options.swarms} swarms asked, the receptor surface holds {placed}",
             SparkledockWarning,
             stacklevel=2,
         )
@@ -313,7 +363,9 @@ def prepare_setup(
     if parsed is not None:
         rec_sites = _calpha_sites(rec_c, parsed.receptor.active + parsed.receptor.passive)
         lig_sites = _calpha_sites(lig_c, parsed.ligand.active + parsed.ligand.passive)
-    stage.done(f"{len(centres)} swarm centres on the receptor surface")
+    dropped = placed - len(centres)
+    kept = f" ({dropped} on the membrane's wrong side dropped)" if with_membrane else ""
+    stage.done(f"{len(centres)} swarm centres on the receptor surface{kept}")
     poses = initial_poses(
         centres,
         ids,
@@ -323,6 +375,8 @@ def prepare_setup(
         radius=options.swarm_radius,
         rec_sites=rec_sites,
         lig_sites=lig_sites,
+        modes_seed=None if options.modes_seed == options.seed else options.modes_seed,
+        flip=options.flip,
     )
 
     # everything that can fail is computed before the first file is written
@@ -332,11 +386,12 @@ def prepare_setup(
         (lig_c, lig_path, n_lig, LIG_MODES_FILE),
     ):
         if n:
+            rmsd = options.anm_rmsd if modes_file == REC_MODES_FILE else options.lig_rmsd
             modes_of[modes_file] = normal_modes(
-                atoms, n_modes=n, rmsd=options.anm_rmsd, seed=options.seed, source=str(path)
+                atoms, n_modes=n, rmsd=rmsd, seed=options.modes_seed, source=str(path)
             )
         else:
-            modes_of[modes_file] = (None, np.ones(len(atoms), dtype=bool))
+            modes_of[modes_file] = (None, mode_mask(atoms))  # LightDock writes it without ANM too
 
     stage.done(f"starting poses and normal modes ({n_rec} + {n_lig})")
     out.mkdir(parents=True, exist_ok=True)
@@ -360,25 +415,24 @@ def prepare_setup(
     os.sync()
     atomic_write_text(
         folder.swarm_centres,
-        "".join(
-            f"ATOM  {i + 1:5d}  H   SWR A{i % 10000:4d}    {x:8.3f}{y:8.3f}{z:8.3f}  1.00  0.00"
+        "".join(  # LightDock's create_pdb_from_points, byte for byte
+            f"ATOM  {i + 1:5d}  H   SWR Z{i + 1:4d}    {x:8.3f}{y:8.3f}{z:8.3f}  1.00  1.00"
             f"           H\n"
             for i, (x, y, z) in enumerate(centres)
-        )
-        + "END\n",
+        ),
     )
     config = {
         "anm_lig": options.anm_lig,
-        "anm_lig_rmsd": options.anm_rmsd,
+        "anm_lig_rmsd": options.lig_rmsd,
         "anm_rec": options.anm_rec,
         "anm_rec_rmsd": options.anm_rmsd,
-        "anm_seed": options.seed,
-        "dense_sampling": False,
-        "fixed_distance": 0.0,
-        "flip": False,
+        "anm_seed": options.modes_seed,
+        "dense_sampling": options.dense_sampling,
+        "fixed_distance": options.fixed_distance,
+        "flip": options.flip,
         "glowworms": options.glowworms,
         "ligand_pdb": lig_name,
-        "membrane": False,
+        "membrane": options.membrane,
         "noh": options.noh,
         "now": options.now,
         "noxt": options.noxt,
@@ -386,11 +440,11 @@ def prepare_setup(
         "restraints": RESTRAINTS_FILE if parsed is not None else None,
         "setup_version": "0.9.4",
         "starting_points_seed": options.seed,
-        "surface_density": 50.0,
+        "surface_density": options.surface_density,
         "swarm_radius": options.swarm_radius,
         "swarms": len(centres),
-        "swarms_per_restraint": SWARMS_PER_RESTRAINT,
-        "transmembrane": False,
+        "swarms_per_restraint": options.swarms_per_restraint,
+        "transmembrane": options.transmembrane,
         "use_anm": bool(options.anm),
         "verbose_parser": False,
         "write_starting_positions": False,

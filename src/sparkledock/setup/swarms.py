@@ -34,9 +34,12 @@ HULL_TOLERANCE = 1e-12
 _OCCLUSION_CHUNK = 512
 
 
-def surface_distance(ligand: Atoms) -> float:
-    """How far from the surface atoms swarm centres sit: a quarter of the ligand's largest
-    diameter, or 10 Å for ligands under 20 Å across (LightDock's rule)."""
+def surface_distance(ligand: Atoms, fixed: float = 0.0) -> float:
+    """How far from the surface atoms swarm centres sit: ``fixed`` when positive (LightDock's
+    ``-fd``), else a quarter of the ligand's largest diameter, or 10 Å for ligands under 20 Å
+    across (LightDock's rule)."""
+    if fixed > 0.0:
+        return float(fixed)
     diameter = float(pdist(ligand.coords).max()) if len(ligand) > 1 else 0.0
     if diameter < 2 * MIN_SURFACE_DISTANCE_A:
         return MIN_SURFACE_DISTANCE_A
@@ -52,13 +55,17 @@ def swarm_centres(
     near_distance: float = 10.0,
     sights: np.ndarray | None = None,
     sasa: np.ndarray | None = None,
+    fixed_distance: float = 0.0,
+    dense: bool = False,
 ) -> np.ndarray:
     """``count`` swarm centres (or fewer if the surface offers fewer), (n, 3), in the
     receptor's frame. With ``near`` (coordinates of restraint residues' atoms), only surface
     atoms within ``near_distance`` of them, and those atoms, seed the swarms. With ``sights``
     (one central atom per restraint residue), points that cannot see their nearest restraint
     past the receptor are dropped (see :func:`visible`). ``sasa``: the receptor's per-atom
-    accessible area, when the caller has it already."""
+    accessible area, when the caller has it already. ``fixed_distance``: see
+    :func:`surface_distance`. ``dense`` (LightDock's ``--ds``): every point that survives
+    the filters is a swarm centre (no final clustering into ``count``)."""
     sasa = atom_sasa(receptor) if sasa is None else sasa
     exposed = surface_atoms(receptor, sasa)
     if near is not None and len(near):
@@ -67,7 +74,7 @@ def swarm_centres(
     surface = receptor.coords[exposed]
     rng = np.random.default_rng(seed)
     centroids = kmeans(surface, count, 100, rng, "points") if len(surface) > count else surface
-    radius = surface_distance(ligand)
+    radius = surface_distance(ligand, fixed_distance)
     shell = sphere_points(SPHERE_POINTS_PER_CENTROID) * radius
     candidates = (centroids[:, None, :] + shell[None, :, :]).reshape(-1, 3)
     owner = np.repeat(np.arange(len(centroids)), len(shell))
@@ -79,7 +86,7 @@ def swarm_centres(
         candidates = candidates[~inside]
     if sights is not None and len(sights) and len(candidates):
         candidates = candidates[visible(candidates, sights, centroids)]
-    if len(candidates) <= count:
+    if len(candidates) <= count or dense:
         return candidates
     return kmeans(candidates, count, 500, rng, "++")
 

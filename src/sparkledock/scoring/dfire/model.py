@@ -40,6 +40,7 @@ import numpy as np
 from ...backend import Engine
 from ...errors import EngineError, SkippedAtomWarning, UnsupportedAtomError
 from ...pose import PoseLayout
+from ...residues import MEMBRANE_RESIDUE
 from ...restraints import Restraints
 from ...spatial import DEFAULT_TILE_SIZE, Tiles, build_tiles
 from ...system import Partner
@@ -55,7 +56,6 @@ ENERGY_OFFSET = 4.7
 INTERFACE_CUTOFF_A = 3.9
 #: LightDock's ``k <= 3.9`` test on the truncated index k means k <= 3.
 LIGHTDOCK_INTERFACE_K_MAX = 3
-MEMBRANE_RESIDUE = "MMB"
 
 #: LightDock's distance → DFIRE bin table (1-based bins), indexed by k = trunc(2d − 1).
 DIST_TO_BINS = np.array(
