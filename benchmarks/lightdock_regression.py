@@ -4,7 +4,7 @@ Each case of LightDock's package ships a setup made by LightDock and the gso fil
 ``lightdock3.py`` wrote; this runs the same ``lightdock3.py`` command line through
 ``sparkledock lightdock lightdock3.py`` on a scratch copy of that setup and compares every
 golden gso file byte for byte. Cases whose command needs what sparkledock has not built yet
-(a GSO configuration file ``-f``, local minimisation ``-min``) are listed as such.
+(local minimisation ``-min``) are listed as such.
 
     python benchmarks/lightdock_regression.py --golden /path/to/lightdock/test/bin/golden_data
 
@@ -35,14 +35,14 @@ CASES: dict[str, tuple[str, int, str]] = {
     "fastdfire_min": ("-c 1 -s fastdfire setup.json 10 -l 0 -min", 0, "-min"),
     "pydock_restraints": ("-c 1 -s cpydock setup.json 20 -l 0", 0, ""),
     "pydock_long": ("-c 1 -s cpydock setup.json 40 -l 100", 100, ""),
-    "dfire_short": ("-c 1 -f glowworm.conf -s dfire setup.json 10 -l 0", 0, "-f"),
-    "dfire_long": ("-c 1 -f glowworm.conf -s dfire setup.json 30 -l 0", 0, "-f"),
-    "mj3h_short": ("-c 1 -f glowworm.conf -s mj3h setup.json 10 -l 0", 0, "-f"),
-    "mj3h_long": ("-c 1 -f glowworm.conf -s mj3h setup.json 30 -l 0", 0, "-f"),
-    "pisa_short": ("-c 1 -f glowworm.conf -s pisa setup.json 10 -l 0", 0, "-f"),
-    "pisa_long": ("-c 1 -f glowworm.conf -s pisa setup.json 30 -l 0", 0, "-f"),
-    "tobi_short": ("-c 1 -f glowworm.conf -s tobi setup.json 10 -l 0", 0, "-f"),
-    "tobi_long": ("-c 1 -f glowworm.conf -s tobi setup.json 30 -l 0", 0, "-f"),
+    "dfire_short": ("-c 1 -f glowworm.conf -s dfire setup.json 10 -l 0", 0, ""),
+    "dfire_long": ("-c 1 -f glowworm.conf -s dfire setup.json 30 -l 0", 0, ""),
+    "mj3h_short": ("-c 1 -f glowworm.conf -s mj3h setup.json 10 -l 0", 0, ""),
+    "mj3h_long": ("-c 1 -f glowworm.conf -s mj3h setup.json 30 -l 0", 0, ""),
+    "pisa_short": ("-c 1 -f glowworm.conf -s pisa setup.json 10 -l 0", 0, ""),
+    "pisa_long": ("-c 1 -f glowworm.conf -s pisa setup.json 30 -l 0", 0, ""),
+    "tobi_short": ("-c 1 -f glowworm.conf -s tobi setup.json 10 -l 0", 0, ""),
+    "tobi_long": ("-c 1 -f glowworm.conf -s tobi setup.json 30 -l 0", 0, ""),
 }
 
 

@@ -261,6 +261,22 @@ def cmd_run(args: argparse.Namespace) -> int:
         return _run(args, engine, comm)
 
 
+def gso_params_of(args: argparse.Namespace):
+    """The GSO constants (``--gso-config``) and step sizes of a run's options."""
+    from dataclasses import replace
+
+    from .gso import GSOParameters
+    from .io.gsoconfig import read_gso_config
+
+    config = getattr(args, "gso_config", None)
+    params = read_gso_config(config) if config else GSOParameters()
+    steps = {k: getattr(args, k, 0.5) for k in ("translation_step", "rotation_step", "nmodes_step")}
+    for name, value in steps.items():
+        if not value > 0:
+            raise SparkledockError(f"--{name.replace('_', '-')} must be positive, got {value}")
+    return replace(params, **steps)
+
+
 def _run(args: argparse.Namespace, engine: Engine, comm) -> int:
     from .driver import run_simulation
 
@@ -277,6 +293,7 @@ def _run(args: argparse.Namespace, engine: Engine, comm) -> int:
         engine=engine,
         comm=comm,
         swarms_per_task=args.swarms_per_task,
+        gso_params=gso_params_of(args),
     )
     if result is None or args.quiet:
         return 0
@@ -687,6 +704,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="under MPI: swarms a rank takes at a time (default: 1 on the CPU, about a "
         "quarter of a rank's share on torch)",
     )
+    p.add_argument(
+        "--gso-config",
+        help="LightDock GSO configuration file (glowworm.conf: rho, gamma, beta, luciferin, "
+        "vision ranges, neighbours; default: LightDock's)",
+    )
+    for flag, what in (("translation", "Å"), ("rotation", "SLERP fraction"), ("nmodes", "")):
+        p.add_argument(
+            f"--{flag}-step",
+            dest=f"{flag}_step",
+            type=float,
+            default=0.5,
+            help=f"GSO {flag} step{f' ({what})' if what else ''} (0.5)",
+        )
     add_engine_options(p)
     p.set_defaults(func=cmd_run)
 

@@ -29,6 +29,7 @@ from typing import Any
 from . import costs
 from .backend import Engine
 from .errors import SparkledockError
+from .gso import GSOParameters
 from .io.lightdock import read_poses
 from .parallel import TaskCounter, rank_engine, share_error
 from .seeds import DEFAULT_SEED
@@ -94,6 +95,7 @@ def run_simulation(
     comm: Any = None,
     swarms_per_task: int | None = None,
     keep_final: bool = False,
+    gso_params: GSOParameters | None = None,
 ) -> RunResult | None:
     """Run ``steps`` GSO steps on the swarms of a setup; returns what ran.
 
@@ -117,6 +119,7 @@ def run_simulation(
         comm: an MPI communicator: the swarms are shared among its ranks; rank 0 gets the
             result, the others None.
         swarms_per_task: under MPI, swarms a rank takes at a time.
+        gso_params: the GSO constants and step sizes (default: LightDock's).
 
     Raises:
         SparkledockError: bad setup, missing starting file, bad swarm id (one line each, on
@@ -138,7 +141,9 @@ def run_simulation(
         )
         ids = check_swarms(context, swarms)
         check_steps(context, steps)
-        spec = RunSpec(steps, ids, scoring, int(seed), bool(exact), scoring_mode)
+        spec = RunSpec(
+            steps, ids, scoring, int(seed), bool(exact), scoring_mode, gso_params or GSOParameters()
+        )
         return [Job(context.root, spec, skip_finished=parallel, context=context)]
 
     results = execute(jobs, options, comm, to_all=False)

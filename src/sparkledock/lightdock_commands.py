@@ -36,15 +36,6 @@ from .scoring import NOT_AVAILABLE, SCORING_FUNCTIONS, from_lightdock, to_lightd
 from .seeds import DEFAULT_SEED
 from .system import DockingSetup
 
-#: LightDock 0.9.4 defaults of options that sparkledock accepts only at these values.
-LIGHTDOCK_DEFAULTS = {
-    "surface_density": 50.0,
-    "fixed_distance": 0.0,
-    "swarms_per_restraint": 20,
-    "translation_step": 0.5,
-    "rotation_step": 0.5,
-    "nmodes_step": 0.5,
-}
 #: Marks the scripts that :func:`install_commands` writes (so it never overwrites others).
 SCRIPT_MARK = "written by `sparkledock lightdock-commands`"
 
@@ -54,12 +45,6 @@ def _refuse(option: str, why: str = "") -> SparkledockError:
         f"{option} is not built in sparkledock yet{f' ({why})' if why else ''}; "
         "leave it at LightDock's default"
     )
-
-
-def _check_defaults(args: argparse.Namespace, spellings: dict[str, str]) -> None:
-    for dest, spelling in spellings.items():
-        if getattr(args, dest) != LIGHTDOCK_DEFAULTS[dest]:
-            raise _refuse(f"{spelling} {getattr(args, dest)}")
 
 
 def _flag(p: argparse.ArgumentParser, *names: str, dest: str) -> None:
@@ -206,11 +191,8 @@ def _simulation(args: argparse.Namespace) -> int:
     if args.list_scoring:
         print("\n".join(sorted({to_lightdock(name) for name in SCORING_FUNCTIONS})))
         return 0
-    if args.configuration_file:
-        raise _refuse("-f (a GSO configuration file)")
     if args.local_minimization:
         raise _refuse("-min (local minimisation)")
-    _check_defaults(args, {"translation_step": "-t", "rotation_step": "-r", "nmodes_step": "-ns"})
     # LightDock reads -s as a scoring file when such a file exists, else as a name
     if os.path.exists(args.scoring_function):
         scoring = args.scoring_function
@@ -235,6 +217,10 @@ def _simulation(args: argparse.Namespace) -> int:
         backend="numba",
         device=None,
         precision="fp64",
+        gso_config=args.configuration_file,
+        translation_step=args.translation_step,
+        rotation_step=args.rotation_step,
+        nmodes_step=args.nmodes_step,
     )
     return cmd_run(run)
 

@@ -22,7 +22,7 @@ import sys
 import time
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -75,11 +75,16 @@ class RunSpec:
     #: ``exact`` (every score exact) or ``fast`` (the search scores with the scoring
     #: function's fast path; the final glowworms are re-scored exactly)
     scoring_mode: str = "exact"
+    #: the GSO constants and step sizes (LightDock's ``glowworm.conf``, ``-t``/``-r``/``-ns``)
+    gso_params: gso.GSOParameters = field(default_factory=gso.GSOParameters)
 
     def _settings(self) -> dict[str, Any]:
         settings = dict(self.__dict__)
         if self.scoring_mode == "exact":  # (keys of runs before fast mode existed)
             del settings["scoring_mode"]
+        del settings["gso_params"]
+        if self.gso_params != gso.GSOParameters():  # (LightDock's defaults: keys as before)
+            settings["gso"] = asdict(self.gso_params)
         return settings
 
     def key(self) -> str:
@@ -546,7 +551,7 @@ def run_swarms(
             rng.restore(resumed.rng)
             log = list(in_flight)  # the steps up to the checkpoint
         else:
-            state = gso.initial_state(np.stack([starts[s] for s in group]))
+            state = gso.initial_state(np.stack([starts[s] for s in group]), spec.gso_params)
             _clear_swarm_outputs(root, group)
             _save_outputs(root, group, state)
         run = _GroupRun(checkpoint, spec, done, group, rng, log, progress, per_group, finish)
@@ -632,7 +637,7 @@ def _run_group_host(
     """One group's steps on the host; returns the last step's state."""
     steps, group = run.spec.steps, run.group
     while state.step < steps:
-        state = gso.step(state, score, run.rng, centre, layout)
+        state = gso.step(state, score, run.rng, centre, layout, run.spec.gso_params)
         scores = state.scores
         run.log.append((state.step, float(scores.max()), float(scores.mean()), len(group)))
         if state.step % SAVE_EVERY == 0 or state.step == steps:
@@ -651,7 +656,7 @@ def _run_group_torch(
     from .gso_torch import DeviceSwarms
 
     steps, group = run.spec.steps, run.group
-    swarms = DeviceSwarms(state, scorer, centre, layout)
+    swarms = DeviceSwarms(state, scorer, centre, layout, run.spec.gso_params)
     n_glow = state.poses.shape[1]
     host = state
     while swarms.step_no < steps:

@@ -1,0 +1,58 @@
+"""LightDock's GSO configuration file (``glowworm.conf``, ``lightdock3.py -f``).
+
+An INI file with one ``[GSO]`` section and seven keys (``rho``, ``gamma``, ``beta``,
+``initialLuciferin``, ``initialVisionRange``, ``maximumVisionRange``, ``maximumNeighbors``),
+all required, as LightDock's ``GSOParameters`` reads it; the translation, rotation and
+normal-mode steps are command-line options (``-t``, ``-r``, ``-ns``), not keys.
+"""
+
+from __future__ import annotations
+
+import configparser
+import os
+from dataclasses import replace
+
+from ..errors import InputFileError
+from ..gso import GSOParameters
+
+#: key in the file -> GSOParameters field, and its type
+KEYS: dict[str, tuple[str, type]] = {
+    "rho": ("rho", float),
+    "gamma": ("gamma", float),
+    "beta": ("beta", float),
+    "initialLuciferin": ("initial_luciferin", float),
+    "initialVisionRange": ("initial_vision_range", float),
+    "maximumVisionRange": ("max_vision_range", float),
+    "maximumNeighbors": ("max_neighbors", int),
+}
+
+
+def read_gso_config(
+    path: str | os.PathLike[str], base: GSOParameters | None = None
+) -> GSOParameters:
+    """``base`` with the seven GSO constants of a LightDock configuration file.
+
+    Raises:
+        InputFileError: unreadable file, no ``[GSO]`` section, a missing key or a value
+            that is not a number (one line, naming the file and the key).
+    """
+    parser = configparser.ConfigParser()
+    parser.optionxform = str  # LightDock's keys are camelCase
+    try:
+        with open(path, encoding="utf-8") as handle:
+            parser.read_file(handle)
+    except (OSError, UnicodeDecodeError, configparser.Error) as error:
+        reason = str(error).splitlines()[0]
+        raise InputFileError(f"{path}: not a GSO configuration file ({reason})") from None
+    if not parser.has_section("GSO"):
+        raise InputFileError(f"{path}: no [GSO] section")
+    values = {}
+    for key, (name, kind) in KEYS.items():
+        if not parser.has_option("GSO", key):
+            raise InputFileError(f"{path}: [GSO] has no {key}")
+        text = parser.get("GSO", key)
+        try:
+            values[name] = kind(text)
+        except ValueError:
+            raise InputFileError(f"{path}: [GSO] {key} = {text!r} is not a number") from None
+    return replace(base or GSOParameters(), **values)

@@ -1,0 +1,84 @@
+"""LightDock's GSO configuration file (``-f``) and step options (``-t``, ``-r``, ``-ns``)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from conftest import DATA, writable_setup
+from sparkledock.errors import InputFileError
+from sparkledock.gso import GSOParameters
+from sparkledock.io.gsoconfig import read_gso_config
+from sparkledock.simulation import RunSpec
+
+CONF = DATA / "lightdock_regression" / "glowworm.conf"  # LightDock's regression cases' file
+
+
+def test_lightdock_configuration_file_is_read():
+    params = read_gso_config(CONF)
+    assert (params.initial_vision_range, params.max_vision_range, params.beta) == (15.0, 40.0, 0.16)
+    assert (params.rho, params.gamma, params.initial_luciferin, params.max_neighbors) == (
+        0.4,
+        0.6,
+        5.0,
+        5,
+    )
+    assert params.translation_step == 0.5  # steps are options, not keys
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("[GSO]\nrho = 0.4\n", "has no gamma"),
+        ("[GLOW]\nrho = 0.4\n", "no [GSO] section"),
+        ("not an ini file\n", "not a GSO configuration file"),
+    ],
+)
+def test_bad_configuration_files_are_one_line(tmp_path, text, says):
+    path = tmp_path / "glowworm.conf"
+    path.write_text(text)
+    with pytest.raises(InputFileError, match=re.escape(says)) as error:
+        read_gso_config(path)
+    assert "\n" not in str(error.value) and str(path) in str(error.value)
+    bad = CONF.read_text().replace("beta = 0.16", "beta = fast")
+    path.write_text(bad)
+    with pytest.raises(InputFileError, match="beta = 'fast' is not a number"):
+        read_gso_config(path)
+
+
+def test_run_key_keeps_its_old_form_with_lightdocks_defaults():
+    spec = RunSpec(10, (0,), "dfire", 1, True)
+    assert "gso" not in json.loads(spec.key())
+    other = RunSpec(10, (0,), "dfire", 1, True, gso_params=read_gso_config(CONF))
+    assert json.loads(other.key())["gso"]["max_vision_range"] == 40.0
+
+
+def test_configuration_and_steps_change_the_run_and_lightdock_spelling_takes_them(
+    tmp_path, monkeypatch
+):
+    from sparkledock.cli import main
+    from sparkledock.lightdock_commands import main as lightdock
+
+    texts = {}
+    for name, extra in (
+        ("default", []),
+        ("same", ["--translation-step", "0.5"]),
+        ("conf", ["--gso-config", str(CONF)]),
+        ("step", ["--translation-step", "1.5"]),
+    ):
+        setup = writable_setup(tmp_path / name)
+        assert main(["run", str(setup), "5", "--swarms", "0", "--exact", "--quiet", *extra]) == 0
+        texts[name] = (setup / "swarm_0" / "gso_5.out").read_text()
+    assert texts["same"] == texts["default"]
+    assert texts["conf"] != texts["default"] and texts["step"] != texts["default"]
+    assert "15.000" in (tmp_path / "conf" / "swarm_0" / "gso_0.out").read_text()  # vision range
+    setup = writable_setup(tmp_path / "ld")
+    (setup / "glowworm.conf").write_text(CONF.read_text())
+    monkeypatch.chdir(setup)
+    assert lightdock("lightdock3.py", ["setup.json", "5", "-f", "glowworm.conf", "-l", "0"]) == 0
+    assert (setup / "swarm_0" / "gso_5.out").read_text() == texts["conf"]
+    with pytest.raises(SystemExit):
+        main(["run", str(setup), "5", "--translation-step", "nope"])
+    assert GSOParameters().nmodes_step == 0.5
