@@ -74,10 +74,9 @@ def run_one(folder: Path, mode: str, out: Path, args: argparse.Namespace) -> dic
     return dock_accuracy.run_one(folder, mode, out, args, restrained=False)
 
 
-def evaluate_folder(
-    folder: Path, out: Path, steps: int, methods: list[str], reps_only: bool = False
-) -> dict:
-    """Pool ceilings and each ranking method's successes of one finished docking."""
+def final_glowworms(out: Path, steps: int):
+    """A finished docking's setup, every swarm's final poses and scores (concatenated) and
+    the indices of the cluster representatives among them."""
     setup = load_setup(out / "setup")
     root = SetupDir(out / "setup")
     poses, scores, rep = [], [], []
@@ -87,8 +86,15 @@ def evaluate_folder(
         poses.append(data.poses)
         scores.append(data.scores)
         rep.append([g in ids for g in range(len(data.scores))])
-    poses, scores = np.concatenate(poses), np.concatenate(scores)
     rep = np.flatnonzero(np.concatenate(rep))
+    return setup, np.concatenate(poses), np.concatenate(scores), rep
+
+
+def evaluate_folder(
+    folder: Path, out: Path, steps: int, methods: list[str], reps_only: bool = False
+) -> dict:
+    """Pool ceilings and each ranking method's successes of one finished docking."""
+    setup, poses, scores, rep = final_glowworms(out, steps)
     cache = out / "quality.npz"
     if cache.is_file() and len(np.load(cache)["dockq"]) == len(poses):
         dockq = np.load(cache)["dockq"]

@@ -27,13 +27,10 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import minimize
 
-from blind_accuracy import ACCEPTABLE, EVAL_TOPS, folders, inputs
+from blind_accuracy import ACCEPTABLE, EVAL_TOPS, final_glowworms, folders, inputs
 from sparkledock.analysis import ranking
 from sparkledock.analysis.models import complex_coordinates
 from sparkledock.analysis.quality import pose_quality, quality_reference
-from sparkledock.analysis.rank import read_cluster_repr
-from sparkledock.io.lightdock import load_setup, read_gso_output
-from sparkledock.io.setupdir import SetupDir
 
 CONTACT_A = 10.0
 
@@ -56,16 +53,7 @@ def features(folder: Path, out: Path, steps: int) -> dict[str, np.ndarray]:
     cache = out / "features.npz"
     if cache.is_file():
         return dict(np.load(cache))
-    setup, root = load_setup(out / "setup"), SetupDir(out / "setup")
-    poses, scores, rep = [], [], []
-    for swarm in range(int(setup.config["swarms"])):
-        data = read_gso_output(root.gso(swarm, steps))
-        ids = set(read_cluster_repr(root.cluster(swarm)))
-        poses.append(data.poses)
-        scores.append(data.scores)
-        rep.append([g in ids for g in range(len(data.scores))])
-    poses, scores = np.concatenate(poses), np.concatenate(scores)
-    rep = np.flatnonzero(np.concatenate(rep))
+    setup, poses, scores, rep = final_glowworms(out, steps)
     reference = quality_reference(setup, inputs(folder)["reference"])
     marks = ranking.landmarks(setup, poses, ranking.landmark_atoms(setup))
     f = {
