@@ -65,6 +65,21 @@ def test_lightdock_fastdfire_regression_cases_pass(
         assert (root / f"swarm_{swarm}" / name).read_bytes() == data, name
 
 
+@pytest.mark.parametrize("function", ["mj3h", "tobi", "pisa"])
+def test_lightdock_gso_configuration_regression_cases_pass(tmp_path, monkeypatch, function):
+    """LightDock's ``-f glowworm.conf`` cases (vision ranges 15–40 Å, beta 0.16): byte for
+    byte, mj3h and tobi with LightDock's reference point (the ellipsoid centre of the
+    ligand's residue beads, not of its atoms)."""
+    root = _regression_case(tmp_path, f"{function}_short")
+    golden = {n: (root / "swarm_0" / n).read_bytes() for n in ("gso_0.out", "gso_10.out")}
+    shutil.rmtree(root / "swarm_0")
+    monkeypatch.chdir(root)
+    argv = ["-c", "1", "-f", "glowworm.conf", "-s", function, "setup.json", "10", "-l", "0"]
+    assert main("lightdock3.py", argv) == 0
+    for name, data in golden.items():
+        assert (root / "swarm_0" / name).read_bytes() == data, name
+
+
 def test_exact_mode_pairs_swarms_with_files_as_lightdock(tmp_path):
     root = _regression_case(tmp_path, "short")
     exact = starting_files(root, 100, [0, 2, 10, 99], exact=True)

@@ -115,6 +115,15 @@ class RunContext:
     parsed: dict[Path, np.ndarray] = field(default_factory=dict)
 
 
+def reference_coordinates(prepared: PreparedScoring) -> np.ndarray:
+    """The ligand points of the glowworms' reference point: the scoring function's own
+    (mj3h and tobi: residue beads, as LightDock's adapters keep them), else every ligand
+    atom."""
+    own = getattr(prepared.function, "reference_coordinates", None)
+    points = own(prepared.model) if own is not None else None
+    return prepared.setup.ligand.atoms.coords if points is None else points
+
+
 def load_run_context(
     setup_json: str | os.PathLike[str] | DockingSetup,
     scoring: str = "dfire",
@@ -134,7 +143,7 @@ def load_run_context(
         root = setup_path if setup_path.is_dir() else setup_path.parent
         setup = load_setup(root)
     prepared = prepare_scoring(setup, restraints=setup_restraints(setup), scoring=scoring)
-    centre = ellipsoid_centre(setup.ligand.atoms.coords)
+    centre = ellipsoid_centre(reference_coordinates(prepared))
     if scoring_mode not in SCORING_MODES:
         raise EngineError(f"unknown scoring mode {scoring_mode!r} (exact or fast)")
     fast, parsed = None, {}

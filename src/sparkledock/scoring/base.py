@@ -142,6 +142,12 @@ class KernelScoring:
         package = self.kernel_package or type(self).__module__.rpartition(".")[0]
         return import_module(f"{package}.{self.backends[backend]}").score_poses
 
+    def reference_coordinates(self, model: Any) -> np.ndarray | None:
+        """The ligand points whose minimum-volume ellipsoid centre is the glowworms'
+        reference point (LightDock takes it from its scoring adapter's ligand model); None:
+        the ligand's atoms."""
+        return None
+
     def terms_score(self, terms: Terms) -> Any:
         """The score from a kernel's terms: minus the energy, restraints combined."""
         return lightdock_score(terms.energy * -1.0, terms)

@@ -130,6 +130,11 @@ class MJ3h(KernelScoring):
     ) -> np.ndarray:
         return np.ones(len(partner.atoms), dtype=bool)  # (beads of every residue)
 
+    def reference_coordinates(self, model: Any) -> np.ndarray:
+        """The ligand's residue beads (LightDock's reference point is their ellipsoid's
+        centre, not the atoms')."""
+        return model.lig_xyz
+
     def prepare(
         self,
         receptor: Partner,

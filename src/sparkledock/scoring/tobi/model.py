@@ -152,6 +152,11 @@ class TOBI(KernelScoring):
     ) -> np.ndarray:
         return np.ones(len(partner.atoms), dtype=bool)
 
+    def reference_coordinates(self, model: Any) -> np.ndarray:
+        """The ligand's residue beads (LightDock's reference point is their ellipsoid's
+        centre, not the atoms')."""
+        return model.lig_xyz
+
     def prepare(
         self,
         receptor: Partner,
