@@ -32,7 +32,7 @@ CASES: dict[str, tuple[str, int, str]] = {
     "fastdfire_short": ("-c 1 -s fastdfire setup.json 5 -l 10", 10, ""),
     "fastdfire_restraints": ("-c 1 -s fastdfire setup.json 5 -l 0", 0, ""),
     "fastdfire_long": ("-c 1 -s fastdfire setup.json 40 -l 100", 100, ""),
-    "fastdfire_min": ("-c 1 -s fastdfire setup.json 10 -l 0 -min", 0, "-min"),
+    "fastdfire_min": ("-c 1 -s fastdfire setup.json 10 -l 0 -min", 0, ""),
     "pydock_restraints": ("-c 1 -s cpydock setup.json 20 -l 0", 0, ""),
     "pydock_long": ("-c 1 -s cpydock setup.json 40 -l 100", 100, ""),
     "dfire_short": ("-c 1 -f glowworm.conf -s dfire setup.json 10 -l 0", 0, ""),
@@ -59,8 +59,11 @@ def default_golden() -> Path | None:
     return Path(out) / "test" / "bin" / "golden_data"
 
 
-def run_case(golden: Path, name: str, argv: str, swarm: int) -> tuple[str, str, float]:
-    """(result, files compared, seconds) of one case."""
+def run_case(
+    golden: Path, name: str, argv: str, swarm: int, command: list[str]
+) -> tuple[str, str, float, dict[str, bytes]]:
+    """(result against the golden files, files compared, seconds, the files written) of one
+    case run by ``command`` (sparkledock's or LightDock's own ``lightdock3.py``)."""
     source = golden / f"regression_{name}"
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / name
@@ -71,42 +74,59 @@ def run_case(golden: Path, name: str, argv: str, swarm: int) -> tuple[str, str, 
         for path in (work / f"swarm_{swarm}").glob("*"):
             path.unlink()
         start = time.perf_counter()
-        done = subprocess.run(
-            [sys.executable, "-m", "sparkledock", "lightdock", "lightdock3.py", *argv.split()],
-            cwd=work,
-            capture_output=True,
-            text=True,
-        )
+        done = subprocess.run([*command, *argv.split()], cwd=work, capture_output=True, text=True)
         seconds = time.perf_counter() - start
         names = ", ".join(p.name for p in expected)
         if done.returncode != 0:
-            return f"FAILED: {done.stderr.strip().splitlines()[-1]}", names, seconds
-        differ = [
-            p.name
+            tail = (done.stderr.strip().splitlines() or ["no message"])[-1]
+            return f"FAILED: {tail}", names, seconds, {}
+        written = {
+            p.name: (work / f"swarm_{swarm}" / p.name).read_bytes()
             for p in expected
-            if (work / f"swarm_{swarm}" / p.name).read_bytes() != p.read_bytes()
-        ]
-        return ("differs: " + ", ".join(differ)) if differ else "identical", names, seconds
+            if (work / f"swarm_{swarm}" / p.name).is_file()
+        }
+        differ = [p.name for p in expected if written.get(p.name) != p.read_bytes()]
+        return ("differs: " + ", ".join(differ)) if differ else "identical", names, seconds, written
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--golden", type=Path, default=None)
     parser.add_argument("--cases", nargs="+", default=list(CASES))
+    parser.add_argument(
+        "--with-lightdock",
+        action="store_true",
+        help="also run LightDock's own lightdock3.py ($LIGHTDOCK_PYTHON's venv) on each case: "
+        "does LightDock 0.9.4 reproduce its package's golden files, does sparkledock equal it",
+    )
     args = parser.parse_args()
     golden = args.golden or default_golden()
     if golden is None or not golden.is_dir():
         parser.error("no LightDock golden data: give --golden or set LIGHTDOCK_PYTHON")
+    ours = [sys.executable, "-m", "sparkledock", "lightdock", "lightdock3.py"]
+    theirs = None
+    if args.with_lightdock:
+        python = os.environ.get("LIGHTDOCK_PYTHON")
+        if not python:
+            parser.error("--with-lightdock needs LIGHTDOCK_PYTHON")
+        theirs = [python, str(Path(python).parent / "lightdock3.py")]
     print(f"# LightDock golden data: {golden}")
-    print("| case | lightdock3.py | golden files | result | seconds |")
-    print("|---|---|---|---|---|")
+    head = ["case", "lightdock3.py", "golden files", "sparkledock against golden", "seconds"]
+    if theirs:
+        head += ["LightDock 0.9.4 against golden", "sparkledock against LightDock 0.9.4", "seconds"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
     for name in args.cases:
         argv, swarm, needs = CASES[name]
         if needs:
             row = [name, argv, "", f"not run: needs {needs} (issue 18)", ""]
         else:
-            result, files, seconds = run_case(golden, name, argv, swarm)
+            result, files, seconds, written = run_case(golden, name, argv, swarm, ours)
             row = [name, argv, files, result, f"{seconds:.1f}"]
+            if theirs:
+                own, _, own_seconds, reference = run_case(golden, name, argv, swarm, theirs)
+                same = "identical" if written and written == reference else "differs"
+                row += [own, same, f"{own_seconds:.1f}"]
         print("| " + " | ".join(row) + " |", flush=True)
 
 

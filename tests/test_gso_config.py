@@ -82,3 +82,31 @@ def test_configuration_and_steps_change_the_run_and_lightdock_spelling_takes_the
     with pytest.raises(SystemExit):
         main(["run", str(setup), "5", "--translation-step", "nope"])
     assert GSOParameters().nmodes_step == 0.5
+
+
+def test_local_minimization_on_torch_matches_numba_and_combinations_refuse(tmp_path):
+    """-min on the torch engine (fp64, CPU device) follows the numba run: the minimised
+    glowworm's score is written, and it is higher than without -min."""
+    pytest.importorskip("torch")
+    import numpy as np
+
+    from sparkledock.cli import main
+    from sparkledock.io.lightdock import read_gso_output
+
+    out = {}
+    for name, extra in (
+        ("numba", []),
+        ("torch", ["--backend", "torch", "--device", "cpu"]),
+        ("plain", None),
+    ):
+        setup = writable_setup(tmp_path / name)
+        flags = ["-min"] if extra is not None else []
+        argv = ["run", str(setup), "3", "--swarms", "0", "--quiet", *flags, *(extra or [])]
+        assert main(argv) == 0
+        out[name] = read_gso_output(setup / "swarm_0" / "gso_3.out")
+    np.testing.assert_allclose(out["torch"].poses, out["numba"].poses, atol=1e-6)
+    np.testing.assert_allclose(out["torch"].scores, out["numba"].scores, rtol=1e-9, atol=1e-9)
+    assert out["numba"].scores.max() > out["plain"].scores.max()
+    setup = writable_setup(tmp_path / "combo")
+    argv = ["run", str(setup), "1", "--swarms", "0", "--quiet", "-min"]
+    assert main([*argv, "--scoring", "dfire:1,vdw:0.5"]) == 1

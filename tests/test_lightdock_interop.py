@@ -80,6 +80,26 @@ def test_lightdock_gso_configuration_regression_cases_pass(tmp_path, monkeypatch
         assert (root / "swarm_0" / name).read_bytes() == data, name
 
 
+def test_local_minimization_gives_lightdocks_files(tmp_path, monkeypatch):
+    """``-min`` (Powell on each swarm's best glowworm every step, 200 glowworms with 10 + 10
+    modes): byte for byte LightDock 0.9.4's own files of its fastdfire_min case."""
+    root = _regression_case(tmp_path, "fastdfire_min")
+    golden = {n: (root / "swarm_0" / n).read_bytes() for n in ("gso_0.out", "gso_10.out")}
+    shutil.rmtree(root / "swarm_0")
+    monkeypatch.chdir(root)
+    argv = ["-c", "1", "-s", "fastdfire", "setup.json", "10", "-l", "0", "-min"]
+    assert main("lightdock3.py", argv) == 0
+    for name, data in golden.items():
+        assert (root / "swarm_0" / name).read_bytes() == data, name
+    text = golden["gso_10.out"].decode()
+    plain = tmp_path / "plain"
+    shutil.copytree(_regression_case(tmp_path / "again", "fastdfire_min"), plain)
+    shutil.rmtree(plain / "swarm_0")
+    monkeypatch.chdir(plain)
+    assert main("lightdock3.py", argv[:-1]) == 0
+    assert (plain / "swarm_0" / "gso_10.out").read_text() != text  # -min changes the run
+
+
 def test_exact_mode_pairs_swarms_with_files_as_lightdock(tmp_path):
     root = _regression_case(tmp_path, "short")
     exact = starting_files(root, 100, [0, 2, 10, 99], exact=True)

@@ -274,7 +274,8 @@ def gso_params_of(args: argparse.Namespace):
     for name, value in steps.items():
         if not value > 0:
             raise SparkledockError(f"--{name.replace('_', '-')} must be positive, got {value}")
-    return replace(params, **steps)
+    minimize = bool(getattr(args, "local_minimization", False))
+    return replace(params, **steps, local_minimization=minimize)
 
 
 def _run(args: argparse.Namespace, engine: Engine, comm) -> int:
@@ -717,6 +718,14 @@ def build_parser() -> argparse.ArgumentParser:
             default=0.5,
             help=f"GSO {flag} step{f' ({what})' if what else ''} (0.5)",
         )
+    p.add_argument(
+        "--local-minimization",
+        "-min",
+        dest="local_minimization",
+        action="store_true",
+        help="every step, minimise each swarm's best glowworm (LightDock's -min: Powell, "
+        "5 iterations)",
+    )
     add_engine_options(p)
     p.set_defaults(func=cmd_run)
 

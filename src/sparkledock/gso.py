@@ -67,6 +67,8 @@ class GSOParameters:
     translation_step: float = 0.5
     rotation_step: float = 0.5
     nmodes_step: float = 0.5
+    #: minimise each swarm's best glowworm every step (LightDock's ``-min``; host only)
+    local_minimization: bool = False
 
 
 @dataclass(frozen=True)
@@ -403,15 +405,18 @@ def advance(
     if not isinstance(todo, np.ndarray) or todo.any():  # (no host sync on a device)
         scores[todo] = score(state.poses[todo])
     lum = (1.0 - params.rho) * state.luciferin + params.gamma * scores
+    poses = state.poses
+    if params.local_minimization:
+        poses, scores = minimize_best(poses, scores, score)
 
-    refs = reference_points(state.poses, reference_point, layout)
+    refs = reference_points(poses, reference_point, layout)
     chosen, count = choose(lum, state.vision_range, refs, draws)
 
     own = xp.arange(n_glow, device=array_device(chosen))[None, :]
     has = chosen != own
-    targets = _neighbour_rows(state.poses, chosen)
-    stay = ~has | poses_equal(state.poses, targets, layout)
-    new = xp.where(stay[..., None], state.poses, move(state.poses, targets, layout, params))
+    targets = _neighbour_rows(poses, chosen)
+    stay = ~has | poses_equal(poses, targets, layout)
+    new = xp.where(stay[..., None], poses, move(poses, targets, layout, params))
 
     discards = None
     if count_discards:
@@ -436,6 +441,47 @@ def advance(
         moved=has,
     )
     return new_state, discards
+
+
+#: LightDock's Powell minimisation of the best glowworm (``fmin_powell`` arguments).
+POWELL = {"maxiter": 5, "xtol": 0.5, "ftol": 0.0001}
+
+
+def minimize_best(
+    poses: Array, scores: Array, score: Callable[[Array], Array]
+) -> tuple[Array, Array]:
+    """LightDock's ``-min``: per swarm, the first glowworm of the highest score is moved by
+    SciPy's Powell method (at most 5 iterations, xtol 0.5, ftol 1e-4) over its whole pose
+    vector (the quaternion unnormalised, as LightDock leaves it) and takes the score found.
+
+    It runs after the luciferin update and before the movement, as in LightDock, so the
+    luciferin keeps the old score and the neighbours move toward the new pose. SciPy's
+    ``fmin_powell`` is what LightDock calls, so with bit-identical scores the path is
+    LightDock's. On a torch device each evaluation is one pose sent to the device scorer.
+    """
+    from scipy.optimize import fmin_powell
+
+    xp = array_namespace(poses)
+    poses, scores = xp.asarray(poses, copy=True), xp.asarray(scores, copy=True)
+    on_host = isinstance(poses, np.ndarray)
+
+    def batch(vector: np.ndarray) -> Array:
+        if on_host:
+            return vector[None, :]
+        import torch
+
+        return torch.as_tensor(vector[None, :], dtype=poses.dtype, device=poses.device)
+
+    def energy(vector: np.ndarray) -> float:
+        return -1.0 * float(score(batch(vector))[0])
+
+    for swarm in range(poses.shape[0]):
+        best = int(xp.argmax(scores[swarm]))
+        start = np.asarray(poses[swarm, best] if on_host else poses[swarm, best].cpu())
+        found = fmin_powell(energy, start, full_output=1, disp=False, **POWELL)
+        poses[swarm, best] = xp.asarray(batch(found[0])[0])
+        scores[swarm, best] = -1.0 * float(found[1])
+    return poses, scores
 
 
 def step(

@@ -191,8 +191,6 @@ def _simulation(args: argparse.Namespace) -> int:
     if args.list_scoring:
         print("\n".join(sorted({to_lightdock(name) for name in SCORING_FUNCTIONS})))
         return 0
-    if args.local_minimization:
-        raise _refuse("-min (local minimisation)")
     # LightDock reads -s as a scoring file when such a file exists, else as a name
     if os.path.exists(args.scoring_function):
         scoring = args.scoring_function
@@ -221,6 +219,7 @@ def _simulation(args: argparse.Namespace) -> int:
         translation_step=args.translation_step,
         rotation_step=args.rotation_step,
         nmodes_step=args.nmodes_step,
+        local_minimization=args.local_minimization,
     )
     return cmd_run(run)
 

@@ -502,6 +502,11 @@ def run_swarms(
     """
     if spec.exact and engine.on_torch:
         raise EngineError("exact mode runs on the numba backend only")
+    if spec.gso_params.local_minimization and hasattr(context.prepared.function, "n_functions"):
+        raise EngineError(
+            "local minimisation (-min) with a combination of scoring functions is not built "
+            "(LightDock minimises each function's pose apart)"
+        )
     if spec.exact and spec.scoring_mode == "fast":
         raise EngineError("--exact reproduces LightDock's trajectories: it scores exactly")
     root, setup, prepared, centre = context.root, context.setup, context.prepared, context.centre
