@@ -252,7 +252,6 @@ def test_haddock3_command_lines(tmp_path, monkeypatch, capsys):
     [
         ("lightdock3_setup.py", "r.pdb l.pdb -sp", "-sp"),
         ("lightdock3.py", "setup.json 10 -s nosuch", "-s nosuch: no such scoring function"),
-        ("lightdock3.py", "setup.json 10 -min", "-min"),
         ("lgd_rank.py", "10 100 -c 0.1", "clashes"),
         ("not_lightdock.py", "", "not a LightDock command"),
     ],
