@@ -250,7 +250,6 @@ def test_haddock3_command_lines(tmp_path, monkeypatch, capsys):
 @pytest.mark.parametrize(
     ("command", "argv", "says"),
     [
-        ("lightdock3_setup.py", "r.pdb l.pdb -sp", "-sp"),
         ("lightdock3.py", "setup.json 10 -s nosuch", "-s nosuch: no such scoring function"),
         ("lgd_rank.py", "10 100 -c 0.1", "clashes"),
         ("not_lightdock.py", "", "not a LightDock command"),

@@ -227,6 +227,8 @@ def cmd_setup(args: argparse.Namespace) -> int:
         flip=args.flip,
         membrane=args.membrane,
         transmembrane=args.transmembrane,
+        lightdock_poses=args.lightdock_poses,
+        write_starting_positions=args.starting,
     )
     with folder_lock(args.output):
         out = prepare_setup(
@@ -654,6 +656,20 @@ def build_parser() -> argparse.ArgumentParser:
         "-flip",
         action="store_true",
         help="with restraints on both partners, turn half the starting ligands by 180°",
+    )
+    p.add_argument(
+        "--lightdock-poses",
+        dest="lightdock_poses",
+        action="store_true",
+        help="draw starting poses as LightDock does (one generator over all swarms), so the "
+        "setup's files equal LightDock 0.9.4's; default: one generator per swarm",
+    )
+    p.add_argument(
+        "--starting-positions",
+        "-sp",
+        dest="starting",
+        action="store_true",
+        help="also write each swarm's starting poses as PDB and BILD files in init/",
     )
     add_membrane_options(p)
     p.add_argument(

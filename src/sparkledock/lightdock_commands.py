@@ -113,7 +113,7 @@ _SETUP_OPTIONS: tuple[tuple[tuple[str, ...], str, Any, Any], ...] = (
     (("--ds", "-ds"), "dense_sampling", None, False),
 )
 #: Flags LightDock has and sparkledock's setup has not built yet (dest -> spelling).
-_SETUP_FLAGS_NOT_BUILT = {"starting": "-sp"}
+_SETUP_FLAGS_NOT_BUILT: dict[str, str] = {}
 
 
 def _setup_parser() -> argparse.ArgumentParser:
@@ -135,6 +135,15 @@ def _setup_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _has_receptor_restraints(path: Path) -> bool:
+    """Whether a LightDock restraints file lists an active or passive receptor residue."""
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return False  # the setup itself reports the unreadable file
+    return any(line.split()[:1] == ["R"] and len(line.split()) > 1 for line in lines)
+
+
 def _setup(args: argparse.Namespace) -> int:
     from .cli import cmd_setup
 
@@ -152,7 +161,10 @@ def _setup(args: argparse.Namespace) -> int:
         skip_unknown=False,
         no_map_modified=False,
         scoring=None,  # LightDock's setup keeps every atom; lightdock3.py -s types them
+        lightdock_poses=True,  # LightDock's draws: the setup's files equal LightDock's
     )
+    if args.restraints and args.swarms and _has_receptor_restraints(Path(args.restraints)):
+        setup.swarms = 0  # LightDock ignores -s with receptor restraints
     return cmd_setup(setup)
 
 

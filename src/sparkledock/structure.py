@@ -59,6 +59,8 @@ class Atoms:
         element: element symbols, upper case ("" when unknown).
         hetero: True for HETATM records.
         occupancy, b_factor: kept only so that written files carry them.
+        serial: the input's atom serial numbers (1, 2, ... when built otherwise).
+        altloc: alternate location indicators ("" when absent).
     """
 
     coords: np.ndarray
@@ -71,9 +73,15 @@ class Atoms:
     hetero: np.ndarray
     occupancy: np.ndarray
     b_factor: np.ndarray
+    serial: np.ndarray | None = None
+    altloc: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = len(self.coords)
+        if self.serial is None:
+            object.__setattr__(self, "serial", np.arange(1, n + 1, dtype=np.int64))
+        if self.altloc is None:
+            object.__setattr__(self, "altloc", np.full(n, "", dtype=object))
         if self.coords.shape != (n, 3):
             raise ValueError(f"coords must have shape (N, 3), got {self.coords.shape}")
         for f in fields(self):
@@ -134,6 +142,8 @@ def atoms_from_lists(
     hetero: Iterable[bool],
     occupancy: Iterable[float] | None = None,
     b_factor: Iterable[float] | None = None,
+    serial: Iterable[int] | None = None,
+    altloc: Iterable[str] | None = None,
 ) -> Atoms:
     """Build an :class:`Atoms` table from Python sequences (used by readers and tests)."""
     xyz = np.asarray(list(coords), dtype=np.float64).reshape(-1, 3)
@@ -149,6 +159,8 @@ def atoms_from_lists(
         hetero=np.asarray(list(hetero), dtype=bool),
         occupancy=np.ones(n) if occupancy is None else np.asarray(list(occupancy), float),
         b_factor=np.zeros(n) if b_factor is None else np.asarray(list(b_factor), float),
+        serial=None if serial is None else np.asarray(list(serial), dtype=np.int64),
+        altloc=None if altloc is None else np.asarray(list(altloc), dtype=object),
     )
 
 
@@ -175,7 +187,7 @@ def _check_pdb_lines(path: Path, text: str) -> None:
             raise InputFileError(f"{path}:{lineno}: malformed residue number in {line.rstrip()!r}")
 
 
-def _structure_text(path: Path) -> tuple[str, str]:
+def structure_text(path: Path) -> tuple[str, str]:
     """The text of a structure file and its name without ``.gz`` (gzip is read as such;
     a byte that is not UTF-8, such as Latin-1 in a REMARK, is read as Latin-1)."""
     try:
@@ -211,7 +223,7 @@ def read_structure(path: str | os.PathLike[str]) -> Atoms:
     path = Path(path)
     if not path.is_file():
         raise InputFileError(f"{path}: no such file")
-    text, name = _structure_text(path)
+    text, name = structure_text(path)
     if not text.strip():
         raise InputFileError(f"{path}: file is empty")
     is_cif = Path(name).suffix.lower() in MMCIF_SUFFIXES or text.lstrip().startswith("data_")
@@ -254,6 +266,8 @@ def read_structure(path: str | os.PathLike[str]) -> Atoms:
                 cols["hetero"].append(het)
                 cols["occupancy"].append(atom.occ)
                 cols["b_factor"].append(atom.b_iso)
+                cols["serial"].append(atom.serial)
+                cols["altloc"].append("" if atom.altloc == "\0" else atom.altloc)
     if not cols["coords"]:
         raise InputFileError(f"{path}: no atoms found")
     return atoms_from_lists(**cols)

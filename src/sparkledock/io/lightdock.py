@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import InputFileError, PoseError
 from ..fileutil import atomic_write_text, read_text_input
 from ..pose import PoseLayout
-from ..structure import centred, clean, lightdock_centre, read_structure
+from ..structure import Atoms, centred, clean, lightdock_centre, read_structure
 from ..system import DockingSetup, Partner
 from .setupdir import (
     LIG_MODES_FILE,
@@ -167,6 +167,72 @@ def write_poses(path: str | os.PathLike[str], poses: np.ndarray, durable: bool =
     line = " ".join(["%.9f"] * rows.shape[1]) + "\n"
     text = (line * len(rows)) % tuple(rows.ravel().tolist())
     atomic_write_text(path, text, durable=durable)
+
+
+def format_lightdock_pdb(atoms: Atoms) -> str:
+    """A structure as LightDock writes its parsed ``lightdock_<name>.pdb``, byte for byte:
+    ATOM/HETATM lines only, the input's serial numbers and alternate locations, no TER."""
+    out = []
+    for k in range(len(atoms)):
+        name = str(atoms.atom_name[k])
+        name = name if len(name) == 4 else f" {name}"
+        record = "HETATM" if atoms.hetero[k] else "ATOM  "
+        x, y, z = atoms.coords[k].tolist()
+        out.append(
+            f"{record}{int(atoms.serial[k]):5d} {name:<4}{atoms.altloc[k]!s:<1}"
+            f"{atoms.res_name[k]!s:>3}{atoms.chain[k]!s:>2}{int(atoms.res_seq[k]):4d}"
+            f"{atoms.ins_code[k]!s:<1}   {x:8.3f}{y:8.3f}{z:8.3f}"
+            f"{float(atoms.occupancy[k]):6.2f}{float(atoms.b_factor[k]):6.2f}"
+            f"{atoms.element[k]!s:>12}\n"
+        )
+    return "".join(out)
+
+
+def format_points_pdb(points: np.ndarray) -> str:
+    """Points as LightDock's ``create_pdb_from_points`` writes them (``swarm_centers.pdb``,
+    ``starting_positions_<swarm>.pdb``), byte for byte: one H atom of residue SWR, chain Z."""
+    return "".join(
+        f"ATOM  {i + 1:5d}  H   SWR Z{i + 1:4d}    {x:8.3f}{y:8.3f}{z:8.3f}  1.00  1.00"
+        f"           H\n"
+        for i, (x, y, z) in enumerate(np.asarray(points, dtype=np.float64).reshape(-1, 3))
+    )
+
+
+def _turned(q: list[float], v: list[float]) -> list[float]:
+    """q · v · q⁻¹ with LightDock's operation order (its ``Quaternion.rotate``)."""
+
+    def mul(a: list[float], b: list[float]) -> list[float]:
+        return [
+            a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+            a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+            a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+            a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
+        ]
+
+    n2 = float((q[0] * q[0]) + (q[1] * q[1]) + (q[2] * q[2]) + (q[3] * q[3]))
+    inverse = [q[0] / n2, -q[1] / n2, -q[2] / n2, -q[3] / n2]
+    return mul(mul(q, [0.0, *v]), inverse)[1:]
+
+
+def format_bild(poses: np.ndarray, length: float = 2.0) -> str:
+    """Glowworm orientations as LightDock's ``starting_poses_<swarm>.bild`` (BILD, for
+    Chimera): a sphere at each translation and the rotated x, y and z axes as arrows."""
+    out = [".color cornflower blue\n.transparency 0.7\n.transparency 0.0\n"]
+    for pose in np.atleast_2d(poses).tolist():
+        t, q = pose[:3], pose[3:7]
+        block = f".color cornflower blue\n.sphere {t[0]:f} {t[1]:f} {t[2]:f} {0.3:f}\n"
+        for colour, axis in (
+            ("1 0 0", [length, 0, 0]),
+            ("1 1 0", [0, length, 0]),
+            ("0 0 1", [0, 0, length]),
+        ):
+            e = _turned(q, axis)
+            block += (
+                f".color {colour}\n.arrow {t[0]:f} {t[1]:f} {t[2]:f} "
+                f"{t[0] + e[0]:f} {t[1] + e[1]:f} {t[2] + e[2]:f}\n"
+            )
+        out.append(block + "\n")
+    return "".join(out)
 
 
 GSO_HEADER = "#Coordinates  RecID  LigID  Luciferin  Neighbor's number  Vision Range  Scoring\n"

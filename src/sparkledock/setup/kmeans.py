@@ -43,13 +43,13 @@ def _means(data: np.ndarray, labels: np.ndarray, k: int) -> tuple[np.ndarray, np
     return means, counts > 0
 
 
-def _plus_plus(data: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+def _plus_plus(data: np.ndarray, k: int, rng: np.random.RandomState) -> np.ndarray:
     """k-means++ seeding with ``kmeans2``'s draws (one integer, then one uniform per centre)."""
     init = np.empty((k, data.shape[1]))
     nearest = np.full(len(data), np.inf)
     for i in range(k):
         if i == 0:
-            index = int(rng.integers(len(data)))
+            index = int(rng.randint(0, len(data)))
         else:
             probs = nearest / nearest.sum()
             index = int(np.searchsorted(probs.cumsum(), rng.uniform()))
@@ -61,11 +61,15 @@ def _plus_plus(data: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray
 
 
 def kmeans(
-    data: np.ndarray, k: int, iterations: int, rng: np.random.Generator, init: str = "points"
+    data: np.ndarray, k: int, iterations: int, seed: int, init: str = "points"
 ) -> np.ndarray:
-    """Centroids of ``kmeans2(data, k, iter=iterations, minit=init, seed=rng)`` for 3-D
-    points (``init``: ``"points"`` or ``"++"``); empty clusters keep their last position."""
+    """Centroids of ``kmeans2(data, k, iter=iterations, minit=init, seed=seed)`` for 3-D
+    points (``init``: ``"points"`` or ``"++"``); empty clusters keep their last position.
+
+    As in SciPy, an integer seed starts a fresh ``RandomState`` for every call (LightDock
+    clusters twice with the same seed)."""
     data = np.ascontiguousarray(data, dtype=np.float64)
+    rng = np.random.RandomState(seed)
     if init == "points":
         centroids = data[rng.choice(len(data), size=int(k), replace=False)]
     elif init == "++":

@@ -19,7 +19,13 @@ from ..analysis.models import ligand_chain_ids
 from ..anm import mode_mask, normal_modes
 from ..errors import InputFileError, SparkledockError, SparkledockWarning
 from ..fileutil import atomic_write_bytes, atomic_write_text, check_output_folder
-from ..io.lightdock import FRAME_KEY, write_poses
+from ..io.lightdock import (
+    FRAME_KEY,
+    format_bild,
+    format_lightdock_pdb,
+    format_points_pdb,
+    write_poses,
+)
 from ..io.restraints import format_restraints, read_any_restraints
 from ..io.setupdir import (
     LIG_MODES_FILE,
@@ -44,13 +50,13 @@ from ..structure import (
     write_structure,
 )
 from ..system import Partner
+from .lightdock_poses import lightdock_poses
 from .membrane import bead_heights, membrane_atoms, membrane_side
 from .poses import DEFAULT_SWARM_RADIUS_A, initial_poses
-from .surface import SURFACE_DENSITY_A2, atom_sasa, swarm_count
-from .swarms import swarm_centres
+from .surface import SURFACE_DENSITY_A2, receptor_swarm_count
+from .swarms import ligand_diameter, swarm_centres
 
 SWARMS_PER_RESTRAINT = 20
-RESTRAINT_SURFACE_A = 10.0
 
 
 @dataclass(frozen=True)
@@ -92,6 +98,12 @@ class SetupOptions:
     membrane: bool = False
     #: swarms only between the two membrane layers (``-transmembrane``)
     transmembrane: bool = False
+    #: draw starting poses as LightDock does (one generator for all swarms, in order), so the
+    #: setup's files equal LightDock's; False: one generator per swarm (sparkledock's own)
+    lightdock_poses: bool = False
+    #: also write each swarm's starting translations (PDB) and orientations (BILD) in init/
+    #: (LightDock's ``-sp``)
+    write_starting_positions: bool = False
 
     @property
     def lig_rmsd(self) -> float:
@@ -222,12 +234,6 @@ def _warn_shared_chains(receptor: Atoms, ligand: Atoms, rec_path: Path, lig_path
         )
 
 
-def _restraint_atoms(atoms: Atoms, residues: list[str]) -> np.ndarray:
-    """Coordinates of the atoms of the given residues (LightDock identifiers)."""
-    ids = atoms.residue_ids()
-    return atoms.coords[np.isin(ids, residues)]
-
-
 def _calpha_sites(atoms: Atoms, residues: list[str]) -> np.ndarray:
     """Where each listed residue's restraint points, in the atoms' frame (LightDock's choice):
     its C-alpha, else (a nucleotide) its phosphorus, else its atom nearest its centroid."""
@@ -320,23 +326,24 @@ def prepare_setup(
     if with_membrane:
         heights = bead_heights(rec_atoms, str(rec_path))
         body = rec_c.select(~membrane_atoms(rec_c))
-    sasa = atom_sasa(body)
-    count = options.swarms or swarm_count(body, options.surface_density, sasa=sasa)
-    surface_filter = sights = None
+    near = sights = None
     if parsed is not None and (parsed.receptor.active or parsed.receptor.passive):
         near = parsed.receptor.active + parsed.receptor.passive
-        surface_filter = _restraint_atoms(body, near)
-        sights = _central_atoms(body, near)
+        sights = _central_atoms(rec_atoms, near)  # the file's frame, as LightDock's residues
         count = options.swarms or options.swarms_per_restraint * len(near)
+    else:
+        count = options.swarms or receptor_swarm_count(
+            rec_path, rec_raw, body, options.surface_density, with_membrane
+        )
+    # placed on the receptor file as read, then centred (LightDock's order, for its bits)
     centres = swarm_centres(
-        body,
+        rec_raw,
         lig_c,
         count,
+        -lightdock_centre(rec_atoms),
         seed=options.seed,
-        near=surface_filter,
-        near_distance=RESTRAINT_SURFACE_A,
+        restraint_residues=near,
         sights=sights,
-        sasa=sasa,
         fixed_distance=options.fixed_distance,
         dense=options.dense_sampling,
     )
@@ -366,18 +373,41 @@ def prepare_setup(
     dropped = placed - len(centres)
     kept = f" ({dropped} on the membrane's wrong side dropped)" if with_membrane else ""
     stage.done(f"{len(centres)} swarm centres on the receptor surface{kept}")
-    poses = initial_poses(
-        centres,
-        ids,
-        options.glowworms,
-        layout,
-        seed=options.seed,
-        radius=options.swarm_radius,
-        rec_sites=rec_sites,
-        lig_sites=lig_sites,
-        modes_seed=None if options.modes_seed == options.seed else options.modes_seed,
-        flip=options.flip,
-    )
+    if options.lightdock_poses:
+        rec_raw_sites = lig_raw_sites = None
+        if parsed is not None:
+            rec_raw_sites = _calpha_sites(
+                rec_atoms, parsed.receptor.active + parsed.receptor.passive
+            )
+            lig_raw_sites = _calpha_sites(lig_atoms, parsed.ligand.active + parsed.ligand.passive)
+        poses = lightdock_poses(
+            centres,
+            options.glowworms,
+            layout,
+            seed=options.seed,
+            modes_seed=options.modes_seed,
+            radius=options.swarm_radius,
+            rec_sites=rec_raw_sites,
+            lig_sites=lig_raw_sites,
+            rec_translation=-lightdock_centre(rec_atoms),
+            lig_translation=-lightdock_centre(lig_atoms),
+            ligand_diameter=ligand_diameter(lig_c),
+            flip=options.flip,
+            source=str(lig_path),
+        )
+    else:
+        poses = initial_poses(
+            centres,
+            ids,
+            options.glowworms,
+            layout,
+            seed=options.seed,
+            radius=options.swarm_radius,
+            rec_sites=rec_sites,
+            lig_sites=lig_sites,
+            modes_seed=None if options.modes_seed == options.seed else options.modes_seed,
+            flip=options.flip,
+        )
 
     # everything that can fail is computed before the first file is written
     modes_of = {}
@@ -402,8 +432,8 @@ def prepare_setup(
         (lig_raw, lig_path, lig_name, lig_c),
     ):
         _write_original(raw, path, out / name)
-        # LightDock's parsed structure: cleaned and centred (its tools read it as is)
-        write_structure(atoms, folder.structure(name))
+        # LightDock's parsed structure: cleaned and centred, in its writer's format
+        atomic_write_text(folder.structure(name), format_lightdock_pdb(atoms))
     for name, modes_file in ((rec_name, REC_MODES_FILE), (lig_name, LIG_MODES_FILE)):
         modes, mask = modes_of[modes_file]
         if modes is not None:
@@ -413,14 +443,18 @@ def prepare_setup(
         write_poses(folder.start(swarm), poses[swarm], durable=False)
         folder.swarm(swarm).mkdir(exist_ok=True)
     os.sync()
-    atomic_write_text(
-        folder.swarm_centres,
-        "".join(  # LightDock's create_pdb_from_points, byte for byte
-            f"ATOM  {i + 1:5d}  H   SWR Z{i + 1:4d}    {x:8.3f}{y:8.3f}{z:8.3f}  1.00  1.00"
-            f"           H\n"
-            for i, (x, y, z) in enumerate(centres)
-        ),
-    )
+    atomic_write_text(folder.swarm_centres, format_points_pdb(centres))
+    if options.write_starting_positions:  # LightDock's -sp: translations and orientations
+        for swarm in ids:
+            stem = folder.start(swarm).parent
+            atomic_write_text(
+                stem / f"starting_positions_{swarm}.pdb",
+                format_points_pdb(poses[swarm][:, :3]),
+                durable=False,
+            )
+            atomic_write_text(
+                stem / f"starting_poses_{swarm}.bild", format_bild(poses[swarm]), durable=False
+            )
     config = {
         "anm_lig": options.anm_lig,
         "anm_lig_rmsd": options.lig_rmsd,
@@ -447,11 +481,12 @@ def prepare_setup(
         "transmembrane": options.transmembrane,
         "use_anm": bool(options.anm),
         "verbose_parser": False,
-        "write_starting_positions": False,
+        "write_starting_positions": options.write_starting_positions,
         FRAME_KEY: {
             "version": __version__,
             "receptor_centre": [float(v) for v in lightdock_centre(rec_atoms)],
             "ligand_centre": [float(v) for v in lightdock_centre(lig_atoms)],
+            "poses": "lightdock" if options.lightdock_poses else "per-swarm",
             "receptor_input": str(rec_path),
             "ligand_input": str(lig_path),
         },

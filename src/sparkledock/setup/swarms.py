@@ -1,37 +1,47 @@
-"""Swarm centres on the receptor surface, placed the way LightDock 0.9.4 places them.
+"""Swarm centres on the receptor surface, placed as LightDock 0.9.4 places them, bit for bit.
 
-1. Cluster the receptor's surface atoms (exposed atoms of amino acids, the phosphorus of
-   nucleotides) into ``count`` groups (k-means); their centroids.
-2. Around each centroid, 100 points on a sphere whose radius is a quarter of the ligand's
-   largest diameter (10 Å for ligands under 20 Å).
-3. Drop points closer to another centroid than that radius, and points within 3 Å of any
-   receptor atom (inside the receptor).
+1. Cluster the seed atoms of the receptor file (see :mod:`.selections`: atoms of hydrophilic
+   residues, the phosphorus of nucleotides, hetero groups; with restraints, that surface within
+   10 Å of the restraint residues) into ``count`` groups: SciPy's ``kmeans2`` (100 iterations,
+   ``minit="points"``), reimplemented in :mod:`.kmeans` for speed with equal bits.
+2. Around each centroid, LightDock's spiral of 100 points on a sphere whose radius is a quarter
+   of the ligand's largest diameter (10 Å for ligands under 20 Å, or ``-fd``).
+3. Drop points within that radius of another centroid (LightDock checks the centroids within
+   20 Å of the point's own), and points within 3 Å of an atom of the molecule.
 4. With receptor restraints, drop points whose line of sight to the nearest restraint residue
-   runs inside the receptor for more than half its length (the occlusion filter).
-5. Cluster what is left into ``count`` centres (k-means++).
+   runs inside the centroids' hull for more than half its length (the occlusion filter).
+5. Cluster what is left into ``count`` centres (k-means++, 500 iterations) unless dense.
+
+All of it runs in the file's frame; the centring translation is added last, as LightDock adds
+it, so the centres' bits are LightDock's.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from scipy.spatial import ConvexHull, QhullError, cKDTree
 from scipy.spatial.distance import pdist
 
-from ..anm import NUCLEIC
 from ..seeds import DEFAULT_SEED
 from ..structure import Atoms
 from .kmeans import kmeans
-from .surface import atom_sasa, sphere_points
+from .selections import molecule_mask, seed_mask
 
 SPHERE_POINTS_PER_CENTROID = 100
 MIN_SURFACE_DISTANCE_A = 10.0
 INTERIOR_CUTOFF_A = 3.0
 NEIGHBOUR_CENTROIDS_A = 20.0
-SURFACE_ATOM_MIN_SASA_A2 = 1.0
 #: A point is occluded when more than this fraction of its probes in a row lie inside the hull.
 OCCLUSION_TOLERANCE = 0.5
 HULL_TOLERANCE = 1e-12
 _OCCLUSION_CHUNK = 512
+
+
+def ligand_diameter(ligand: Atoms) -> float:
+    """The ligand's largest atom–atom distance (0 for a single atom)."""
+    return float(pdist(ligand.coords).max()) if len(ligand) > 1 else 0.0
 
 
 def surface_distance(ligand: Atoms, fixed: float = 0.0) -> float:
@@ -40,74 +50,78 @@ def surface_distance(ligand: Atoms, fixed: float = 0.0) -> float:
     across (LightDock's rule)."""
     if fixed > 0.0:
         return float(fixed)
-    diameter = float(pdist(ligand.coords).max()) if len(ligand) > 1 else 0.0
+    diameter = ligand_diameter(ligand)
     if diameter < 2 * MIN_SURFACE_DISTANCE_A:
         return MIN_SURFACE_DISTANCE_A
     return diameter / 4.0
+
+
+def sphere_spiral(count: int) -> np.ndarray:
+    """LightDock's ``count`` points on the unit sphere (Saff and Kuijlaars' spiral, from the
+    bottom up), computed with Python's ``math`` as LightDock does so the bits agree."""
+    increment = math.pi * (3.0 - math.sqrt(5.0))
+    offset = 2.0 / count
+    points = []
+    for i in range(count):
+        y = i * offset - 1.0 + offset / 2.0
+        r = math.sqrt(1 - y * y)
+        phi = i * increment
+        points.append([math.cos(phi) * r, y, math.sin(phi) * r])
+    return np.array(points)
 
 
 def swarm_centres(
     receptor: Atoms,
     ligand: Atoms,
     count: int,
+    translation: np.ndarray,
     seed: int = DEFAULT_SEED,
-    near: np.ndarray | None = None,
-    near_distance: float = 10.0,
+    restraint_residues: list[str] | None = None,
     sights: np.ndarray | None = None,
-    sasa: np.ndarray | None = None,
     fixed_distance: float = 0.0,
     dense: bool = False,
 ) -> np.ndarray:
-    """``count`` swarm centres (or fewer if the surface offers fewer), (n, 3), in the
-    receptor's frame. With ``near`` (coordinates of restraint residues' atoms), only surface
-    atoms within ``near_distance`` of them, and those atoms, seed the swarms. With ``sights``
-    (one central atom per restraint residue), points that cannot see their nearest restraint
-    past the receptor are dropped (see :func:`visible`). ``sasa``: the receptor's per-atom
-    accessible area, when the caller has it already. ``fixed_distance``: see
-    :func:`surface_distance`. ``dense`` (LightDock's ``--ds``): every point that survives
-    the filters is a swarm centre (no final clustering into ``count``)."""
-    sasa = atom_sasa(receptor) if sasa is None else sasa
-    exposed = surface_atoms(receptor, sasa)
-    if near is not None and len(near):
-        close = cKDTree(near).query(receptor.coords)[0]
-        exposed = (exposed & (close <= near_distance)) | (close == 0.0)
-    surface = receptor.coords[exposed]
-    rng = np.random.default_rng(seed)
-    centroids = kmeans(surface, count, 100, rng, "points") if len(surface) > count else surface
+    """Swarm centres, (n, 3), in the receptor's centred frame, as LightDock 0.9.4 places them.
+
+    ``receptor``: the receptor file as read (hydrogens and hetero groups kept: LightDock
+    selects on the raw file), in the file's frame; ``translation``: what centres it (added
+    last). ``count``: the number of clusters (fewer centres when the surface offers fewer).
+    ``restraint_residues``: the receptor's active and passive restraint residues (LightDock
+    identifiers); only the surface near them seeds swarms. ``sights``: their central atoms
+    (file frame); points that cannot see the nearest past the receptor are dropped (see
+    :func:`visible`). ``fixed_distance``: see :func:`surface_distance`. ``dense``
+    (LightDock's ``--ds``): every point that survives the filters is a swarm centre."""
+    molecule = receptor.coords[molecule_mask(receptor)]
+    seeds = receptor.coords[seed_mask(receptor, restraint_residues)]
+    centroids = kmeans(seeds, count, 100, seed, "points") if len(seeds) > count else seeds
     radius = surface_distance(ligand, fixed_distance)
-    shell = sphere_points(SPHERE_POINTS_PER_CENTROID) * radius
-    candidates = (centroids[:, None, :] + shell[None, :, :]).reshape(-1, 3)
-    owner = np.repeat(np.arange(len(centroids)), len(shell))
-    # drop points nearer to another centroid than the radius
-    candidates = candidates[~_near_other(candidates, owner, centroids, radius)]
-    # drop points inside the receptor
-    if len(candidates):
-        inside = cKDTree(receptor.coords).query(candidates)[0] <= INTERIOR_CUTOFF_A
+    shell = sphere_spiral(SPHERE_POINTS_PER_CENTROID)
+    candidates = np.concatenate([shell * radius + c for c in centroids]).reshape(-1, 3)
+    candidates = candidates[~_near_other(candidates, centroids, radius)]
+    if len(candidates) and len(molecule):  # drop points within 3 Å of the molecule
+        inside = cKDTree(molecule).query(candidates)[0] <= INTERIOR_CUTOFF_A
         candidates = candidates[~inside]
     if sights is not None and len(sights) and len(candidates):
         candidates = candidates[visible(candidates, sights, centroids)]
-    if len(candidates) <= count or dense:
-        return candidates
-    return kmeans(candidates, count, 500, rng, "++")
+    if len(candidates) > count and not dense:
+        candidates = kmeans(candidates, count, 500, seed, "++")
+    return candidates + np.asarray(translation, dtype=np.float64)
 
 
-def surface_atoms(receptor: Atoms, sasa: np.ndarray) -> np.ndarray:
-    """Atoms that seed swarms: exposed atoms of amino acids (and other groups), and the
-    phosphorus atoms of nucleotides (LightDock's ``nucleic and name P``)."""
-    nucleic = np.isin(receptor.res_name.astype(str), list(NUCLEIC))
-    phosphorus = receptor.atom_name.astype(str) == "P"
-    return np.where(nucleic, phosphorus, sasa > SURFACE_ATOM_MIN_SASA_A2)
-
-
-def _near_other(
-    points: np.ndarray, owner: np.ndarray, centroids: np.ndarray, radius: float
-) -> np.ndarray:
-    """Which points have a centroid other than their owner within ``radius`` (inclusive)."""
-    k = min(2, len(centroids))
-    distance, index = cKDTree(centroids).query(points, k=k)
-    distance, index = distance.reshape(len(points), k), index.reshape(len(points), k)
-    other = index != owner[:, None]
-    return ((distance <= radius) & other).any(axis=1)
+def _near_other(points: np.ndarray, centroids: np.ndarray, radius: float) -> np.ndarray:
+    """Which points (``SPHERE_POINTS_PER_CENTROID`` per centroid, in centroid order) lie within
+    ``radius`` (inclusive) of another centroid within 20 Å of their own (LightDock looks no
+    further)."""
+    near = np.zeros(len(points), dtype=bool)
+    if len(centroids) < 2:
+        return near
+    pairs = cKDTree(centroids).query_pairs(NEIGHBOUR_CENTROIDS_A, output_type="ndarray")
+    per = SPHERE_POINTS_PER_CENTROID
+    for i, n in np.concatenate([pairs, pairs[:, ::-1]]):
+        block = slice(i * per, (i + 1) * per)
+        diff = points[block] - centroids[n]
+        near[block] |= np.sqrt((diff * diff).sum(axis=1)) <= radius
+    return near
 
 
 def visible(points: np.ndarray, sights: np.ndarray, hull_points: np.ndarray) -> np.ndarray:
