@@ -17,9 +17,20 @@ def ellipsoid_centre(
     the problem is degenerate (fewer than four points, or coplanar ones).
     """
     pts = np.asarray(points, dtype=np.float64)
+    u = _khachiyan_weights(pts, tolerance, max_iter)
+    if u is None:
+        return pts.mean(axis=0)
+    centre = pts.T @ u
+    if not np.isfinite(centre).all():
+        return pts.mean(axis=0)
+    return centre
+
+
+def _khachiyan_weights(pts: np.ndarray, tolerance: float, max_iter: int) -> np.ndarray | None:
+    """Khachiyan's point weights of the minimum-volume ellipsoid; None when degenerate."""
     n, dim = pts.shape
     if n <= dim:
-        return pts.mean(axis=0)
+        return None
     lifted = np.vstack([pts.T, np.ones(n)])  # (dim + 1, n)
     u = np.full(n, 1.0 / n)
     try:
@@ -36,8 +47,29 @@ def ellipsoid_centre(
             if not change > tolerance:
                 break
     except np.linalg.LinAlgError:
-        return pts.mean(axis=0)
+        return None
+    return u
+
+
+def ellipsoid_poles(points: np.ndarray, tolerance: float = 0.01) -> tuple[np.ndarray, np.ndarray]:
+    """The minimum-volume enclosing ellipsoid's centre (3,) and six poles (6, 3): the two ends
+    of each principal axis, in LightDock's order (``MinimumVolumeEllipsoid.poles``, what
+    ``lgd_calculate_reference_points.py`` writes).
+
+    Raises:
+        ValueError: degenerate points (fewer than four, or coplanar).
+    """
+    pts = np.asarray(points, dtype=np.float64)
+    u = _khachiyan_weights(pts, tolerance, 100_000)
+    if u is None:
+        raise ValueError("no ellipsoid: fewer than four points or all in one plane")
     centre = pts.T @ u
-    if not np.isfinite(centre).all():
-        return pts.mean(axis=0)
-    return centre
+    scatter = pts.T @ (u[:, None] * pts) - np.outer(centre, centre)
+    a = np.linalg.inv(scatter) / pts.shape[1]
+    _, s, rotation = np.linalg.svd(a)
+    if (s <= 0).any():
+        raise ValueError("no ellipsoid: the points are flat")
+    axes = np.diag(1.0 / np.sqrt(s)) @ rotation
+    poles = np.empty((6, 3))
+    poles[0::2], poles[1::2] = centre - axes, centre + axes
+    return centre, poles

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import __version__
+from . import lightdock_tools as tools
 from .cli import at_least
 from .errors import InputFileError, SparkledockError
 from .fileutil import atomic_write_text
@@ -418,6 +419,9 @@ COMMANDS: dict[str, tuple[Callable[[], argparse.ArgumentParser], Callable[..., i
     ),
     "lgd_cluster_bsas.py": (_cluster_parser, _cluster),
     "lgd_filter_restraints.py": (_filter_parser, _filter),
+    "lgd_gso_to_csv.py": (tools.gso_to_csv_parser, tools.gso_to_csv),
+    "lgd_calculate_scoring.py": (tools.calculate_scoring_parser, tools.calculate_scoring),
+    "lgd_calculate_reference_points.py": (tools.reference_points_parser, tools.reference_points),
 }
 
 
