@@ -25,7 +25,7 @@ def test_dock_end_to_end_writes_everything(tmp_path, capsys):
             "-g",
             "20",
             "-s",
-            "4",
+            "12",
             "--top",
             "3",
             "--reference",
