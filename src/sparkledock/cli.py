@@ -424,6 +424,7 @@ def dock_options(args: argparse.Namespace, **fixed: int) -> DockOptions:
     chosen["diverse"] = getattr(args, "diverse", False)
     chosen["membrane"] = getattr(args, "membrane", False)
     chosen["transmembrane"] = getattr(args, "transmembrane", False)
+    chosen["refine"] = getattr(args, "refine", False)
     chosen.update(fixed)
     return DockOptions(**chosen, threads=args.threads, quiet=args.quiet, engine=engine_of(args))
 
@@ -806,6 +807,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_protocol_options(p, top_help="models to write (10)")
     p.add_argument("--reference", help="reference complex: adds DockQ and CAPRI class")
     add_rank_options(p, "--rank-method")
+    p.add_argument(
+        "--refine",
+        action="store_true",
+        help="also minimise the top models with OpenMM (restrained, implicit solvent) into "
+        "refined/, reporting clashes before and after (needs sparkledock[refine])",
+    )
     add_membrane_options(p)
     add_modified_option(p)
     p.add_argument(

@@ -64,10 +64,39 @@ class DockOptions:
     #: swarms only above the receptor's membrane beads, or between its two layers
     membrane: bool = False
     transmembrane: bool = False
+    #: refine the top models with OpenMM (restrained minimisation; :mod:`sparkledock.refine`)
+    refine: bool = False
 
 
 #: What ``dock`` records in its output folder: the run's key, its stage and score history.
 DOCK_RECORD = "sparkledock_dock.json"
+
+
+def _refine_top(
+    setup: DockingSetup, out: Path, rows: list[dict], reference: Path | None, options: DockOptions
+) -> None:
+    """Refine the written top models into ``out/refined`` and add each one's clashes before
+    and after (and its DockQ after, with a reference) to its ranking row."""
+    from .analysis.models import ligand_chain_ids
+    from .refine import refine_models
+
+    chains = set(ligand_chain_ids(setup.receptor.atoms, setup.ligand.atoms).values())
+    say = None if options.quiet else (lambda line: print(f"sparkledock: {line}", file=sys.stderr))
+    results = refine_models(
+        [out / row["model"] for row in rows],
+        out / "refined",
+        chains,
+        threads=options.threads,
+        progress=say,
+    )
+    for row, result in zip(rows, results, strict=True):
+        row["clashes"] = result.clashes_before
+        row["refined_model"] = str(result.path.relative_to(out))
+        row["clashes_refined"] = result.clashes_after
+        if reference is not None:
+            from .analysis.evaluate import evaluate
+
+            row["DockQ_refined"] = round(evaluate(result.path, reference).dockq, 4)
 
 
 def check_options(options: DockOptions) -> None:
@@ -76,6 +105,10 @@ def check_options(options: DockOptions) -> None:
         value = getattr(options, name)
         if value < least:
             raise SparkledockError(f"--{name} must be at least {least}, got {value}")
+    if options.refine:
+        from .refine import require_openmm
+
+        require_openmm()
     if options.threads is not None and options.threads < 1:
         raise SparkledockError(f"--threads must be at least 1, got {options.threads}")
     if options.rank_method not in NEEDS:
@@ -396,6 +429,12 @@ def analyse(
             row["DockQ"], row["CAPRI"] = round(q.dockq, 4), q.capri
         for row in rows[len(names) :]:
             row["DockQ"], row["CAPRI"] = "", ""
+    if options.refine and names:
+        _refine_top(setup, out, rows[: len(names)], reference, options)
+        for row in rows[len(names) :]:
+            row.update(dict.fromkeys(("clashes", "refined_model", "clashes_refined"), ""))
+            if reference is not None:
+                row["DockQ_refined"] = ""
     buffer = io.StringIO()
     if rows:
         writer = csv.DictWriter(buffer, fieldnames=list(rows[0].keys()), lineterminator="\n")
