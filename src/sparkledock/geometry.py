@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 
@@ -73,3 +75,22 @@ def ellipsoid_poles(points: np.ndarray, tolerance: float = 0.01) -> tuple[np.nda
     poles = np.empty((6, 3))
     poles[0::2], poles[1::2] = centre - axes, centre + axes
     return centre, poles
+
+
+def _hamilton(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, float, float]:
+    """Quaternion product a·b (w, x, y, z), term by term in LightDock's order."""
+    return (
+        a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+        a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+        a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+        a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
+    )
+
+
+def lightdock_rotate(q: Sequence[float], v: Sequence[float]) -> list[float]:
+    """``v`` turned by ``q`` as LightDock's ``Quaternion.rotate`` computes it, q·v·q⁻¹ with
+    q⁻¹ = conjugate / |q|², in Python floats: the same bits (poses, BILD files)."""
+    n2 = float((q[0] * q[0]) + (q[1] * q[1]) + (q[2] * q[2]) + (q[3] * q[3]))
+    inverse = (q[0] / n2, -q[1] / n2, -q[2] / n2, -q[3] / n2)
+    r = _hamilton(_hamilton(q, (0.0, v[0], v[1], v[2])), inverse)
+    return [r[1], r[2], r[3]]

@@ -19,7 +19,7 @@ import io
 import os
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -198,7 +198,7 @@ def refine_models(
     ligand_chains: set[str],
     *,
     threads: int | None = None,
-    progress=None,
+    progress: Callable[[str], None] | None = None,
 ) -> list[RefinedModel]:
     """Refine each model into ``folder`` (same file names, ``refined_`` prefixed)."""
     require_openmm()

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import InputFileError, PoseError
 from ..fileutil import atomic_write_text, read_text_input
+from ..geometry import lightdock_rotate
 from ..pose import PoseLayout
 from ..structure import Atoms, centred, clean, lightdock_centre, read_structure
 from ..system import DockingSetup, Partner
@@ -198,22 +199,6 @@ def format_points_pdb(points: np.ndarray) -> str:
     )
 
 
-def _turned(q: list[float], v: list[float]) -> list[float]:
-    """q · v · q⁻¹ with LightDock's operation order (its ``Quaternion.rotate``)."""
-
-    def mul(a: list[float], b: list[float]) -> list[float]:
-        return [
-            a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-            a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-            a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-            a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
-        ]
-
-    n2 = float((q[0] * q[0]) + (q[1] * q[1]) + (q[2] * q[2]) + (q[3] * q[3]))
-    inverse = [q[0] / n2, -q[1] / n2, -q[2] / n2, -q[3] / n2]
-    return mul(mul(q, [0.0, *v]), inverse)[1:]
-
-
 def format_bild(poses: np.ndarray, length: float = 2.0) -> str:
     """Glowworm orientations as LightDock's ``starting_poses_<swarm>.bild`` (BILD, for
     Chimera): a sphere at each translation and the rotated x, y and z axes as arrows."""
@@ -226,7 +211,7 @@ def format_bild(poses: np.ndarray, length: float = 2.0) -> str:
             ("1 1 0", [0, length, 0]),
             ("0 0 1", [0, 0, length]),
         ):
-            e = _turned(q, axis)
+            e = lightdock_rotate(q, axis)
             block += (
                 f".color {colour}\n.arrow {t[0]:f} {t[1]:f} {t[2]:f} "
                 f"{t[0] + e[0]:f} {t[1] + e[1]:f} {t[2] + e[2]:f}\n"

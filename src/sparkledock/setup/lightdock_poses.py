@@ -28,6 +28,7 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from ..errors import InputFileError
+from ..geometry import lightdock_rotate
 from ..pose import PoseLayout
 
 #: LightDock orients toward one of this many receptor restraint residues nearest the swarm.
@@ -46,23 +47,6 @@ def _normalised(q: tuple[float, float, float, float]) -> tuple[float, ...]:
     w, x, y, z = q
     norm = math.sqrt((w * w) + (x * x) + (y * y) + (z * z))
     return (w / norm, x / norm, y / norm, z / norm)
-
-
-def _product(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, ...]:
-    return (
-        a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-        a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-        a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-        a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
-    )
-
-
-def _rotated(q: tuple[float, ...], v: list[float]) -> list[float]:
-    """q · v · q⁻¹ as LightDock's ``Quaternion.rotate`` computes it."""
-    n2 = float((q[0] * q[0]) + (q[1] * q[1]) + (q[2] * q[2]) + (q[3] * q[3]))
-    inverse = (q[0] / n2, -q[1] / n2, -q[2] / n2, -q[3] / n2)
-    r = _product(_product(q, (0.0, v[0], v[1], v[2])), inverse)
-    return [r[1], r[2], r[3]]
 
 
 def _towards(a: np.ndarray, b: np.ndarray) -> tuple[float, ...]:
@@ -160,7 +144,7 @@ def lightdock_poses(
                 rx, ry, rz = (r_site[k] + rt[k] for k in range(3))
                 q = _towards(np.array([lx, ly, lz]), np.array([rx - tx, ry - ty, rz - tz]))
                 if flip and draw.random() > 0.5:
-                    turned = np.array(_rotated(q, [lx, ly, lz]))
+                    turned = np.array(lightdock_rotate(q, [lx, ly, lz]))
                     axis = _unit(np.array([tx, ty, tz]))
                     v = Rotation.from_rotvec(np.pi * axis).apply(turned)
                     q = (0.0, v[0], v[1], v[2])  # LightDock leaves it unnormalised

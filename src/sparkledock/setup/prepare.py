@@ -367,19 +367,15 @@ def prepare_setup(
     layout = PoseLayout(n_rec, n_lig)
     ids = np.arange(len(centres))
     rec_sites = lig_sites = None
+    # restraint sites: the input files' frame for LightDock's draws, else the centred one
+    rec_frame, lig_frame = (rec_atoms, lig_atoms) if options.lightdock_poses else (rec_c, lig_c)
     if parsed is not None:
-        rec_sites = _calpha_sites(rec_c, parsed.receptor.active + parsed.receptor.passive)
-        lig_sites = _calpha_sites(lig_c, parsed.ligand.active + parsed.ligand.passive)
+        rec_sites = _calpha_sites(rec_frame, parsed.receptor.active + parsed.receptor.passive)
+        lig_sites = _calpha_sites(lig_frame, parsed.ligand.active + parsed.ligand.passive)
     dropped = placed - len(centres)
     kept = f" ({dropped} on the membrane's wrong side dropped)" if with_membrane else ""
     stage.done(f"{len(centres)} swarm centres on the receptor surface{kept}")
     if options.lightdock_poses:
-        rec_raw_sites = lig_raw_sites = None
-        if parsed is not None:
-            rec_raw_sites = _calpha_sites(
-                rec_atoms, parsed.receptor.active + parsed.receptor.passive
-            )
-            lig_raw_sites = _calpha_sites(lig_atoms, parsed.ligand.active + parsed.ligand.passive)
         poses = lightdock_poses(
             centres,
             options.glowworms,
@@ -387,8 +383,8 @@ def prepare_setup(
             seed=options.seed,
             modes_seed=options.modes_seed,
             radius=options.swarm_radius,
-            rec_sites=rec_raw_sites,
-            lig_sites=lig_raw_sites,
+            rec_sites=rec_sites,
+            lig_sites=lig_sites,
             rec_translation=-lightdock_centre(rec_atoms),
             lig_translation=-lightdock_centre(lig_atoms),
             ligand_diameter=ligand_diameter(lig_c),
