@@ -9,6 +9,7 @@ about 1.5 % on the benchmark complexes (a warning says so).
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import os
 import tempfile
@@ -21,7 +22,13 @@ from scipy.spatial import cKDTree
 
 from ..errors import SparkledockWarning
 from ..residues import MEMBRANE_RESIDUE
-from ..structure import Atoms, hydrogen_mask, structure_text, write_structure
+from ..structure import (
+    MMCIF_SUFFIXES,
+    Atoms,
+    hydrogen_mask,
+    structure_text,
+    write_structure,
+)
 
 PROBE_RADIUS_A = 1.4
 #: Heavy-atom radii (Å), ProtOr-like averages per element.
@@ -115,7 +122,7 @@ def lightdock_area(source: Path, raw: Atoms, without_membrane: bool = False) -> 
         return None
     freesasa.setVerbosity(freesasa.silent)
     text, name = structure_text(source)
-    is_pdb = not (name.lower().endswith((".cif", ".mmcif")) or text.lstrip().startswith("data_"))
+    is_pdb = not (name.lower().endswith(MMCIF_SUFFIXES) or text.lstrip().startswith("data_"))
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "receptor.pdb"
         if is_pdb:
@@ -144,10 +151,14 @@ def receptor_swarm_count(
     (the cleaned receptor without membrane) with a warning that the count may differ."""
     area = lightdock_area(source, raw, without_membrane)
     if area is None:
+        why = (
+            "freesasa cannot read it"
+            if importlib.util.find_spec("freesasa")
+            else "freesasa is not installed (pip install freesasa for LightDock's count)"
+        )
         warnings.warn(
-            f"{source}: freesasa is not installed, so the swarm count comes from sparkledock's "
-            "own surface area (within about 1.5 % of LightDock's); pip install freesasa for "
-            "LightDock's count",
+            f"{source}: {why}, so the swarm count comes from sparkledock's own surface area "
+            "(within about 1.5 % of LightDock's)",
             SparkledockWarning,
             stacklevel=2,
         )
