@@ -15,6 +15,7 @@ from sparkledock.structure import (
     clean,
     read_structure,
     write_structure,
+    write_structures,
 )
 
 PDB = BENCH / "2X9A" / "2X9A_l_u.pdb"
@@ -43,6 +44,28 @@ def test_write_read_round_trip(tmp_path, suffix):
     out = tmp_path / f"copy{suffix}"
     write_structure(atoms, out)
     assert same_atoms(read_structure(out), atoms)
+
+
+def test_models_from_one_template_equal_gemmis_own_files(tmp_path):
+    """write_structures fills a gemmi template's coordinate columns per model: each file is
+    gemmi's own for those coordinates, also with chains interleaved (gemmi groups them) and
+    for a model outside PDB's columns (written by gemmi)."""
+    import gemmi
+
+    from sparkledock.structure import _to_gemmi
+
+    atoms = read_structure(PDB)
+    half = len(atoms) // 2  # chain B, then chain C, then B again
+    chain = np.array(["B"] * half + ["C"] * 30 + ["B"] * (len(atoms) - half - 30), dtype=object)
+    atoms = Atoms(**{**{f: getattr(atoms, f) for f in atoms.__dataclass_fields__}, "chain": chain})
+    rng = np.random.default_rng(7)
+    coords = atoms.coords + rng.normal(0.0, 30.0, (3, len(atoms), 3))
+    coords[2, 5, 0] = 12345.678  # beyond %8.3f
+    paths = [tmp_path / f"m{i}.pdb" for i in range(3)]
+    write_structures(atoms, coords, paths)
+    for xyz, path in zip(coords, paths, strict=True):
+        own = _to_gemmi(atoms.with_coords(xyz)).make_pdb_string(gemmi.PdbWriteOptions(minimal=True))
+        assert path.read_text() == own
 
 
 def test_pdb_and_mmcif_give_the_same_model(tmp_path, setups):

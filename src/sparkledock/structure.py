@@ -168,8 +168,28 @@ def _check_pdb_lines(path: Path, text: str) -> None:
     """Reject ATOM/HETATM lines whose coordinates do not parse, naming the line.
 
     gemmi reads such lines leniently (a bad number becomes something else); docking on a
-    silently wrong coordinate is worse than stopping.
+    silently wrong coordinate is worse than stopping. All lines are checked at once; the
+    line-by-line pass that names the culprit runs only when something is wrong.
     """
+    lines = []
+    for line in text.splitlines():
+        if line.startswith("ENDMDL"):
+            break
+        if line.startswith(("ATOM  ", "HETATM")):
+            lines.append(line)
+    try:
+        xyz = [float(ln[a:b]) for ln in lines for a, b in ((30, 38), (38, 46), (46, 54))]
+        fine = bool(np.isfinite(np.array(xyz)).all()) and all(
+            ln[22:26].strip().lstrip("-").isdigit() for ln in lines
+        )
+    except ValueError:
+        fine = False
+    if not fine:
+        _name_bad_pdb_line(path, text)
+
+
+def _name_bad_pdb_line(path: Path, text: str) -> None:
+    """Raise for the first ATOM/HETATM line whose coordinates or residue number are bad."""
     for lineno, line in enumerate(text.splitlines(), start=1):
         if line.startswith("ENDMDL"):
             return
@@ -245,29 +265,27 @@ def read_structure(path: str | os.PathLike[str]) -> Atoms:
     cols: dict[str, list] = {f.name: [] for f in fields(Atoms)}
     for ch in model:
         for res in ch:
-            het = res.het_flag == "H"
-            ins = res.seqid.icode.strip()
             # the first alternate location of the residue, kept by hand: gemmi's
             # remove_alternative_conformations also merges atoms that share a name (three
             # "H" of a terminal residue, as LightDock's own 1DIZ example has)
             first_alt = next((a.altloc for a in res if a.altloc != "\0"), "\0")
-            for atom in res:
-                if atom.altloc not in ("\0", first_alt):
-                    continue
-                cols["coords"].append((atom.pos.x, atom.pos.y, atom.pos.z))
-                cols["chain"].append(ch.name)
-                cols["res_seq"].append(res.seqid.num)
-                cols["ins_code"].append(ins)
-                cols["res_name"].append(res.name)
-                cols["atom_name"].append(atom.name)
-                cols["element"].append(
-                    atom.element.name.upper() if atom.element.name != "X" else ""
-                )
-                cols["hetero"].append(het)
-                cols["occupancy"].append(atom.occ)
-                cols["b_factor"].append(atom.b_iso)
-                cols["serial"].append(atom.serial)
-                cols["altloc"].append("" if atom.altloc == "\0" else atom.altloc)
+            kept = [a for a in res if a.altloc in ("\0", first_alt)]
+            n = len(kept)
+            cols["chain"] += [ch.name] * n
+            cols["res_seq"] += [res.seqid.num] * n
+            cols["ins_code"] += [res.seqid.icode.strip()] * n
+            cols["res_name"] += [res.name] * n
+            cols["hetero"] += [res.het_flag == "H"] * n
+            for atom in kept:
+                pos = atom.pos
+                cols["coords"].append((pos.x, pos.y, pos.z))
+                element = atom.element.name
+                cols["element"].append(element.upper() if element != "X" else "")
+            cols["atom_name"] += [a.name for a in kept]
+            cols["occupancy"] += [a.occ for a in kept]
+            cols["b_factor"] += [a.b_iso for a in kept]
+            cols["serial"] += [a.serial for a in kept]
+            cols["altloc"] += ["" if a.altloc == "\0" else a.altloc for a in kept]
     if not cols["coords"]:
         raise InputFileError(f"{path}: no atoms found")
     return atoms_from_lists(**cols)
@@ -448,11 +466,59 @@ def _to_gemmi(atoms: Atoms) -> gemmi.Structure:
 
 def write_structure(atoms: Atoms, path: str | os.PathLike[str]) -> None:
     """Write atoms to PDB or mmCIF, chosen by the file suffix (``.cif``/``.mmcif`` → mmCIF)."""
-    path = Path(path)
-    st = _to_gemmi(atoms)
-    if path.suffix.lower() in MMCIF_SUFFIXES:
-        text = st.make_mmcif_document().as_string()
-    else:
-        opts = gemmi.PdbWriteOptions(minimal=True)
-        text = st.make_pdb_string(opts)
-    atomic_write_text(path, text)
+    write_structures(atoms, atoms.coords[None], [path])
+
+
+#: coordinates that fit PDB's ``%8.3f`` columns
+_PDB_RANGE = (-999.9995, 9999.9995)
+
+
+def _gemmi_atom_order(atoms: Atoms) -> np.ndarray:
+    """The order gemmi writes atoms in: chain by chain (in order of first appearance), each
+    chain's residues in file order."""
+    starts = [*list(atoms.residue_starts()), len(atoms)]
+    by_chain: dict[str, list[range]] = {}
+    for a, b in itertools.pairwise(starts):
+        by_chain.setdefault(str(atoms.chain[a]), []).append(range(a, b))
+    return np.fromiter(
+        (k for ranges in by_chain.values() for r in ranges for k in r), dtype=np.int64
+    )
+
+
+def write_structures(
+    atoms: Atoms, coords: np.ndarray, paths: Sequence[str | os.PathLike[str]]
+) -> None:
+    """Write one structure per coordinate set (P, N, 3) of the same atoms, PDB or mmCIF by
+    each path's suffix.
+
+    PDB files are written from one gemmi-made template whose coordinate columns are filled
+    in per model (a model of thousands of atoms in milliseconds, not tens of them); a model
+    with a coordinate outside PDB's columns is written by gemmi itself.
+    """
+    paths = [Path(p) for p in paths]
+    coords = np.asarray(coords, dtype=np.float64).reshape(len(paths), len(atoms), 3)
+    template: tuple[list[str], list[int], np.ndarray] | None = None
+    for xyz, path in zip(coords, paths, strict=True):
+        fits = bool(np.all((xyz > _PDB_RANGE[0]) & (xyz < _PDB_RANGE[1])))
+        if path.suffix.lower() in MMCIF_SUFFIXES or not fits:
+            st = _to_gemmi(atoms.with_coords(xyz))
+            if path.suffix.lower() in MMCIF_SUFFIXES:
+                text = st.make_mmcif_document().as_string()
+            else:
+                text = st.make_pdb_string(gemmi.PdbWriteOptions(minimal=True))
+            atomic_write_text(path, text)
+            continue
+        if template is None:
+            lines = (
+                _to_gemmi(atoms)
+                .make_pdb_string(gemmi.PdbWriteOptions(minimal=True))
+                .splitlines(keepends=True)
+            )
+            rows = [i for i, line in enumerate(lines) if line.startswith(("ATOM", "HETATM"))]
+            template = (lines, rows, _gemmi_atom_order(atoms))
+        lines, rows, order = template
+        out = list(lines)
+        for i, (x, y, z) in zip(rows, xyz[order].tolist(), strict=True):
+            line = out[i]
+            out[i] = f"{line[:30]}{x:8.3f}{y:8.3f}{z:8.3f}{line[54:]}"
+        atomic_write_text(path, "".join(out))

@@ -19,7 +19,7 @@ from ..structure import (
     lightdock_centre,
     read_structure,
     removal_mask,
-    write_structure,
+    write_structures,
 )
 from ..system import DockingSetup, Partner
 
@@ -81,9 +81,7 @@ def write_models(
     """Write one model per pose (PDB or mmCIF by suffix), in the frame of the receptor as
     given to setup (:attr:`DockingSetup.model_centre`)."""
     coords = complex_coordinates(setup, poses) + setup.model_centre
-    template = complex_atoms(setup)
-    for xyz, path in zip(coords, paths, strict=True):
-        write_structure(replace(template, coords=xyz), path)
+    write_structures(complex_atoms(setup), coords, paths)
 
 
 def _file_partner(setup: DockingSetup, key: str, partner: Partner) -> Partner:

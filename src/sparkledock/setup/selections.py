@@ -61,11 +61,13 @@ RESTRAINT_PATCH_A = 10.0
 
 def _residue_index(atoms: Atoms) -> np.ndarray:
     """One integer per residue (chain, number, insertion code), per atom."""
-    keys = np.char.add(
-        np.char.add(atoms.chain.astype(str), "\x00"),
-        np.char.add(atoms.res_seq.astype(str), np.char.add("\x00", atoms.ins_code.astype(str))),
-    )
-    return np.unique(keys, return_inverse=True)[1].reshape(-1)
+    if len(atoms) == 0:
+        return np.zeros(0, dtype=np.int64)
+    chain = np.unique(atoms.chain.astype(str), return_inverse=True)[1].reshape(-1)
+    ins = np.unique(atoms.ins_code.astype(str), return_inverse=True)[1].reshape(-1)
+    seq = atoms.res_seq.astype(np.int64) - int(atoms.res_seq.min())
+    key = (chain * (int(seq.max()) + 1) + seq) * (int(ins.max()) + 1) + ins
+    return np.unique(key, return_inverse=True)[1].reshape(-1)
 
 
 def _by_calpha(atoms: Atoms, names: frozenset[str]) -> np.ndarray:
