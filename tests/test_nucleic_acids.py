@@ -81,9 +81,10 @@ def test_protein_dna_scores_equal_lightdock(dna_setup, function, restrained):
     model = scoring.prepare(dna_setup.receptor, dna_setup.ligand, restraints)
     got = scoring.score(model, starting_poses())
     assert np.max(np.abs(got - expected) / np.abs(expected)) < 1e-12
-    for backend in ("numpy",):
-        again = scoring.score(model, starting_poses(), backend=backend)
-        np.testing.assert_allclose(again, got, rtol=1e-9)
+    # the NumPy oracle on a sample (it is slow: every pair of every pose)
+    sample = np.r_[0:3, 25:28]  # both cases
+    again = scoring.score(model, starting_poses()[sample], backend="numpy")
+    np.testing.assert_allclose(again, got[sample], rtol=1e-9)
 
 
 def test_centres_leave_hydrogens_out_as_lightdock_does(dna_setup):

@@ -61,7 +61,7 @@ def test_fast_mode_is_independent_of_swarm_subsets_and_threads(setup_dir, tmp_pa
 
 @pytest.mark.parametrize("exact", [False, True], ids=["fast", "exact"])
 def test_resume_after_kill_is_byte_identical(setup_dir, tmp_path, exact):
-    steps = "40"
+    steps = "20"
     reference_dir = tmp_path / "uninterrupted"
     shutil.copytree(setup_dir, reference_dir)
     # exact mode pairs swarms with files as LightDock: swarm 92 starts from file 65

@@ -58,12 +58,12 @@ def test_stressed_poses_match_the_oracle(setups):
 @pytest.mark.parametrize("engine", [FP64, FP32], ids=["fp64", "fp32"])
 def test_scores_do_not_depend_on_batch_or_workspace(setups, engine):
     setup = setups("2VXT")
-    poses = torch.as_tensor(golden("2VXT")[0][:24])
+    poses = torch.as_tensor(golden("2VXT")[0][:10])
     model = DFIRE.prepare(setup.receptor, setup.ligand)
     whole = dfire_torch.DeviceDFIRE.from_model(model, engine, 64 * 2**20).score(poses)
     tiny = dfire_torch.DeviceDFIRE.from_model(model, engine, 2**18)  # many small chunks
     assert torch.equal(tiny.score(poses), whole)
-    halves = torch.cat([tiny.score(poses[:7]), tiny.score(poses[7:])])
+    halves = torch.cat([tiny.score(poses[:4]), tiny.score(poses[4:])])
     assert torch.equal(halves, whole)
 
 
@@ -125,7 +125,7 @@ def test_gso_on_the_device_follows_the_cpu_run(setup_copy, tmp_path):
     shutil.copytree(setup_copy, other)
     grouped = tmp_path / "grouped"
     shutil.copytree(setup_copy, grouped)
-    steps = 6
+    steps = 3
     cpu_hist = run_simulation(setup_copy, steps, swarms=[0, 65], quiet=True).history
     on_device = run_simulation(
         other, steps, swarms=[0, 65], quiet=True, engine=FP64, keep_final=True
