@@ -4,6 +4,11 @@ bound 2X9A complex split into its chains)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -82,3 +87,110 @@ def test_gso_to_csv_quotes_the_pose(tmp_path):
     gso.write_text("header\nno pose here\n")
     assert main("lgd_gso_to_csv.py", [str(gso), str(tmp_path / "h.csv")]) == 1
     assert not (tmp_path / "h.csv").exists()
+
+
+# --- lgd_map_contacts.py, lgd_generate_trajectory.py, lgd_create_membrane.py,
+# lgd_filter_membrane.py: LightDock 0.9.4's files, by checksum (scripts/lightdock_tools_golden.py)
+
+TOOLS = Path(__file__).parent / "data" / "lightdock_tools"
+RUNS = Path(__file__).parent / "data" / "lightdock_runs" / "2X9A_swarm0_seed324324"
+REC, LIG = "lightdock_2X9A_r_u.pdb", "lightdock_2X9A_l_u.pdb"
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def golden():
+    return json.loads((TOOLS / "golden.json").read_text())
+
+
+@pytest.fixture
+def docking(tmp_path):
+    """The shared 2X9A LightDock setup with swarm 0's trajectory (steps 0, 10, 20, 30)."""
+    work = tmp_path / "2X9A"
+    shutil.copytree(BENCH / "2X9A" / "lightdock_setup", work)
+    for name in ("2X9A_r_u.pdb", "2X9A_l_u.pdb"):
+        shutil.copy(BENCH / "2X9A" / name, work)
+    shutil.copytree(BENCH / "2X9A" / "lightdock_run" / "swarm_0", work / "swarm_0")
+    for step in (20, 30):
+        shutil.copy(RUNS / f"gso_{step}.out", work / "swarm_0")
+    return work
+
+
+def test_map_contacts_equals_lightdocks(docking, golden, capsys, monkeypatch):
+    monkeypatch.chdir(docking)
+    args = ["2X9A_r_u.pdb", "2X9A_l_u.pdb", "setup.json", "contacts.pdb"]
+    assert main("lgd_map_contacts.py", [*args, "swarm_0/gso_0.out", "swarm_0/gso_10.out"]) == 0
+    assert sha(docking / "contacts.pdb") == golden["map_contacts"]["sha256"]
+    assert golden["map_contacts"]["spectrum"] in capsys.readouterr().out
+    # an existing output is refused before any work, and left as it was
+    before = (docking / "contacts.pdb").read_bytes()
+    assert main("lgd_map_contacts.py", [*args, "swarm_0/gso_0.out"]) == 1
+    assert "already exists" in capsys.readouterr().err
+    assert (docking / "contacts.pdb").read_bytes() == before
+
+
+def test_generate_trajectory_equals_lightdocks(docking, golden, monkeypatch):
+    monkeypatch.chdir(docking / "swarm_0")
+    args = ["7", "30", f"../{REC}", f"../{LIG}", "../setup.json"]
+    assert main("lgd_generate_trajectory.py", args) == 0
+    written = {p.name: sha(p) for p in (docking / "swarm_0").glob("trajectory_7_step_*.pdb")}
+    assert written == golden["trajectory"]
+
+
+def test_generate_trajectory_refuses_a_missing_glowworm_in_one_line(docking, capsys, monkeypatch):
+    monkeypatch.chdir(docking / "swarm_0")
+    assert (
+        main("lgd_generate_trajectory.py", ["300", "10", f"../{REC}", f"../{LIG}", "../setup.json"])
+        == 1
+    )
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "gso_0.out" in err and "300" in err
+    assert not list((docking / "swarm_0").glob("trajectory_*"))
+
+
+@pytest.mark.parametrize("case", ["default", "fine"])
+def test_create_membrane_equals_lightdocks(tmp_path, golden, case):
+    spec = golden["membranes"][case]
+    target = tmp_path / "membrane.pdb"
+    receptor = str(BENCH / "2X9A" / "2X9A_r_u.pdb")
+    assert main("lgd_create_membrane.py", [receptor, *spec["args"], "-o", str(target)]) == 0
+    assert sha(target) == spec["sha256"]
+
+
+def test_create_membrane_names_a_missing_residue(tmp_path, capsys):
+    receptor = str(BENCH / "2X9A" / "2X9A_r_u.pdb")
+    assert (
+        main("lgd_create_membrane.py", [receptor, "A.GLY.9999", "-o", str(tmp_path / "m.pdb")]) == 1
+    )
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "A.GLY.9999" in err
+    assert not (tmp_path / "m.pdb").exists()
+
+
+def test_filter_membrane_equals_lightdocks(docking, golden, capsys, monkeypatch):
+    """LightDock's models (written here by sparkledock's lgd_generate_conformations.py, the
+    same coordinates) filtered as LightDock's script, mended where it fails, filters them."""
+    monkeypatch.chdir(docking / "swarm_0")
+    models = ["../2X9A_r_u.pdb", "../2X9A_l_u.pdb", "gso_10.out", "256"]
+    assert main("lgd_generate_conformations.py", models) == 0
+    monkeypatch.chdir(docking)
+    shutil.copy(TOOLS / "2X9A_swarm0_gso10_rank_by_scoring.list", "rank_by_scoring.list")
+    shutil.copy(BENCH / "2X9A" / "restraints.list", ".")
+    for cutoff in ("1.0", "0.5"):
+        capsys.readouterr()
+        args = ["rank_by_scoring.list", "restraints.list", REC, "A", "B", "-c", cutoff]
+        assert main("lgd_filter_membrane.py", args) == 0
+        expected = golden["filter_membrane"][cutoff]
+        filtered = docking / "filtered"
+        assert (filtered / "rank_filtered.list").read_text() == expected["rank_filtered"]
+        assert len(list(filtered.glob("swarm_*.pdb"))) == expected["copied"]
+        printed = dict(
+            (Path(x.split()[0]).name, x.split()[1]) for x in capsys.readouterr().out.splitlines()
+        )
+        assert printed == golden["filter_membrane"]["percentages"]
+        assert main("lgd_filter_membrane.py", args) == 1  # filtered/ is there: refused
+        assert "already exists" in capsys.readouterr().err
+        shutil.rmtree(filtered)

@@ -422,6 +422,10 @@ COMMANDS: dict[str, tuple[Callable[[], argparse.ArgumentParser], Callable[..., i
     "lgd_gso_to_csv.py": (tools.gso_to_csv_parser, tools.gso_to_csv),
     "lgd_calculate_scoring.py": (tools.calculate_scoring_parser, tools.calculate_scoring),
     "lgd_calculate_reference_points.py": (tools.reference_points_parser, tools.reference_points),
+    "lgd_map_contacts.py": (tools.map_contacts_parser, tools.map_contacts),
+    "lgd_generate_trajectory.py": (tools.trajectory_parser, tools.generate_trajectory),
+    "lgd_create_membrane.py": (tools.create_membrane_parser, tools.create_membrane),
+    "lgd_filter_membrane.py": (tools.filter_membrane_parser, tools.filter_membrane),
 }
 
 

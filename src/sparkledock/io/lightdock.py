@@ -189,12 +189,17 @@ def format_lightdock_pdb(atoms: Atoms) -> str:
     return "".join(out)
 
 
-def format_points_pdb(points: np.ndarray) -> str:
-    """Points as LightDock's ``create_pdb_from_points`` writes them (``swarm_centers.pdb``,
-    ``starting_positions_<swarm>.pdb``), byte for byte: one H atom of residue SWR, chain Z."""
+def format_points_pdb(
+    points: np.ndarray, atom_name: str = "H", res_name: str = "SWR", element: str = "H"
+) -> str:
+    """Points as LightDock's ``create_pdb_from_points`` writes them, byte for byte: one atom
+    per point in chain Z, numbered from 1 (``swarm_centers.pdb`` and
+    ``starting_positions_<swarm>.pdb`` use H atoms of residue SWR, ``lgd_create_membrane.py``
+    BJ beads of residue MMB, element P)."""
+    name = atom_name if len(atom_name) == 4 else f" {atom_name}"
     return "".join(
-        f"ATOM  {i + 1:5d}  H   SWR Z{i + 1:4d}    {x:8.3f}{y:8.3f}{z:8.3f}  1.00  1.00"
-        f"           H\n"
+        f"ATOM  {i + 1:5d} {name:<4} {res_name:>3} Z{i + 1:4d}    {x:8.3f}{y:8.3f}{z:8.3f}"
+        f"  1.00  1.00{element:>12}\n"
         for i, (x, y, z) in enumerate(np.asarray(points, dtype=np.float64).reshape(-1, 3))
     )
 

@@ -12,6 +12,8 @@ without them. In scoring, DFIRE subtracts 999 × the fraction of beads in the in
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import InputFileError
@@ -77,3 +79,45 @@ def membrane_side(
         top, bottom = upper.min() + shift, lower.max() + shift
         return (height >= bottom) & (height <= top)
     return height >= upper.max() + shift
+
+
+#: ``lgd_create_membrane.py``'s defaults: degrees between beads on the first ring, Å between
+#: rings, Å of rings beyond the first.
+BEAD_ANGLE_DEG, RING_STEP_A, RING_SPAN_A = 15.0, 4.0, 30.0
+#: Half-thickness (Å) of the slice about the anchor's C-alpha that sets the rings' centre.
+SLICE_HALF_A = 0.5
+
+
+def membrane_beads(
+    atoms: Atoms,
+    anchor: int,
+    angle_deg: float = BEAD_ANGLE_DEG,
+    ring_step: float = RING_STEP_A,
+    ring_span: float = RING_SPAN_A,
+) -> np.ndarray:
+    """A flat membrane of beads at the height of atom ``anchor`` (a C-alpha), as
+    ``lgd_create_membrane.py`` builds it, point for point: (B, 3).
+
+    The atoms within ±0.5 Å of the anchor's z form a slice; its mean x, y is the centre (the
+    first bead). Rings of beads follow from the slice's radius outwards, one every
+    ``ring_step`` Å over ``ring_span`` Å, each ring's angular step 1° finer than the last
+    (at least 0.5°). The slice's radius is LightDock's ``max(|x_min|, |x_max|) - x_mean``
+    (the smaller of the x and y values), not its half-width: kept so that beads equal
+    LightDock's; it is the half-width for slices on the positive side of the origin.
+    """
+    z = float(atoms.coords[anchor, 2])
+    inside = (atoms.coords[:, 2] >= z - SLICE_HALF_A) & (atoms.coords[:, 2] <= z + SLICE_HALF_A)
+    xs, ys = atoms.coords[inside, 0].tolist(), atoms.coords[inside, 1].tolist()
+    mean_x = mean_y = 0.0
+    for x, y in zip(xs, ys, strict=True):  # summed in file order, as LightDock sums
+        mean_x += x
+        mean_y += y
+    mean_x /= len(xs)
+    mean_y /= len(ys)
+    radius = min(max(abs(min(xs)), abs(max(xs))) - mean_x, max(abs(min(ys)), abs(max(ys))) - mean_y)
+    points = [[mean_x, mean_y, z]]
+    for ring, r in enumerate(np.arange(radius, radius + ring_span, ring_step).tolist()):
+        step = math.radians(max(0.5, angle_deg - ring))
+        for theta in np.arange(0.0, 2 * np.pi, step).tolist():
+            points.append([r * math.cos(theta) + mean_x, r * math.sin(theta) + mean_y, z])
+    return np.array(points, dtype=np.float64)
