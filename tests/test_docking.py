@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import csv
+import hashlib
+import json
+import re
 
+import sparkledock
 from conftest import BENCH
 from sparkledock.cli import main
 
@@ -30,11 +34,34 @@ def test_dock_end_to_end_writes_everything(tmp_path, capsys):
             "3",
             "--reference",
             str(src / "2X9A_target.pdb"),
-            "--quiet",
+            "--log-file",
+            str(tmp_path / "dock.log"),
         ]
     )
     assert code == 0
+    # every stage announced on stderr and in the log file, each with its duration
+    said = capsys.readouterr().err
+    logged = (tmp_path / "dock.log").read_text()
+    stages = ["setup", "run", "cluster", "rank", "filter", "models", "evaluate", "report"]
+    for name in stages:
+        assert re.search(rf"^sparkledock: {name}\b.*\(\d+\.\d s\)$", said, re.M), name
+        assert re.search(rf"INFO {name}\b.*\(\d+\.\d s\)$", logged, re.M), name
+    assert "first step in" in said and "ETA counts from here" in said
+    record = json.loads((out / "run.json").read_text())
+    assert record["status"] == "done" and record["kind"] == "dock"
+    assert record["sparkledock_version"] == sparkledock.__version__
+    assert record["command"][0] and record["options"]["steps"] == 5
+    assert [s["name"] for s in record["stages"]] == stages
+    assert all(s["seconds"] >= 0 for s in record["stages"])
+    assert sum(s["seconds"] for s in record["stages"]) <= record["wall_seconds"]
+    digest = hashlib.sha256((src / "2X9A_r_u.pdb").read_bytes()).hexdigest()
+    assert record["inputs"]["receptor"]["sha256"] == digest
+    assert set(record["inputs"]) == {"receptor", "ligand", "restraints", "reference"}
+    assert record["peak_memory_bytes"] > 10 * 2**20
+    assert record["engine"] == "numba cpu fp64"
     rows = list(csv.DictReader((out / "ranking.csv").open()))
+    assert record["result"]["ranked"] == len(rows)
+    assert record["result"]["top_dockq"] == float(rows[0]["DockQ"])
     assert list(rows[0].keys()) == ["rank", "score", "model", "swarm", "glowworm", "DockQ", "CAPRI"]
     assert [r["model"] for r in rows[:3]] == ["top_1.pdb", "top_2.pdb", "top_3.pdb"]
     assert all((out / r["model"]).is_file() for r in rows[:3])

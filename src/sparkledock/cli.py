@@ -84,6 +84,13 @@ def add_scoring_mode_option(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_logging_options(p: argparse.ArgumentParser) -> None:
+    """--quiet, --verbose and --log-file (read by :func:`main`)."""
+    p.add_argument("--quiet", action="store_true", help="warnings and errors only, no progress")
+    p.add_argument("--verbose", action="store_true", help="more detail on each stage")
+    p.add_argument("--log-file", metavar="FILE", help="also write every message, timed, here")
+
+
 def add_protocol_options(p: argparse.ArgumentParser, top_help: str) -> None:
     """The docking protocol's options that ``dock`` and ``screen`` share (read by
     :func:`dock_options`), plus threads, quiet and the engine."""
@@ -92,7 +99,7 @@ def add_protocol_options(p: argparse.ArgumentParser, top_help: str) -> None:
     p.add_argument("-s", "--swarms", type=int, default=0, help="default: LightDock's rule")
     p.add_argument("--top", type=int, default=10, help=top_help)
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
-    p.add_argument("--quiet", action="store_true", help="no progress output")
+    add_logging_options(p)
     add_scoring_option(p, "scoring function of the search")
     add_scoring_mode_option(p)
     add_engine_options(p)
@@ -459,7 +466,9 @@ def cmd_dock(args: argparse.Namespace) -> int:
     )
     if folder is None:  # an MPI rank other than 0
         return 0
-    print(f"sparkledock: top models, ranking.csv and report.html in {folder}", file=sys.stderr)
+    from .runlog import LOGGER
+
+    LOGGER.info(f"top models, ranking.csv, report.html and run.json in {folder}")
     return 0
 
 
@@ -861,6 +870,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     warnings.showwarning = show_warning
     try:
+        from .runlog import configure_logging
+
+        configure_logging(
+            getattr(args, "quiet", False), getattr(args, "verbose", False), args_log_file(args)
+        )
         return int(args.func(args))
     except SparkledockError as exc:
         if not getattr(exc, "echo", False):  # under MPI, errors all ranks share print once
@@ -870,6 +884,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except BrokenPipeError:
         return 0
+
+
+def args_log_file(args: argparse.Namespace) -> str | None:
+    """The --log-file, checked to be writable before any work."""
+    path = getattr(args, "log_file", None)
+    if path is None:
+        return None
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise SparkledockError(f"{path}: cannot write the log file ({exc.strerror})") from None
+    return path
 
 
 def _abort_other_ranks() -> None:

@@ -9,7 +9,6 @@ import io
 import json
 import os
 import shutil
-import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ from .errors import InputFileError, SparkledockError, SparkledockWarning
 from .fileutil import LOCK_NAME, atomic_write_text, folder_lock
 from .io.lightdock import GSOOutput, load_setup, read_gso_output
 from .io.setupdir import SetupDir
+from .runlog import LOGGER, RunRecord, file_record, untimed
 from .seeds import DEFAULT_SEED
 from .setup.prepare import SetupOptions, prepare_setup
 from .simulation import setup_restraints
@@ -81,13 +81,12 @@ def _refine_top(
     from .refine import refine_models
 
     chains = set(ligand_chain_ids(setup.receptor.atoms, setup.ligand.atoms).values())
-    say = None if options.quiet else (lambda line: print(f"sparkledock: {line}", file=sys.stderr))
     results = refine_models(
         [out / row["model"] for row in rows],
         out / "refined",
         chains,
         threads=options.threads,
-        progress=say,
+        progress=LOGGER.info,
     )
     for row, result in zip(rows, results, strict=True):
         row["clashes"] = result.clashes_before
@@ -244,6 +243,7 @@ def dock(
     out = Path(out)
     parallel = comm is not None and comm.Get_size() > 1
     lead = not parallel or comm.Get_rank() == 0
+    runrec = RunRecord(out, "dock", options=options, engine=_engine_name(options))
     with contextlib.ExitStack() as stack:
         key = ""
         record: Any = {}
@@ -253,6 +253,9 @@ def dock(
                 _check_inputs(
                     receptor=receptor, ligand=ligand, restraints=restraints, reference=reference
                 )
+                files = {"receptor": receptor, "ligand": ligand}
+                files |= {"restraints": restraints, "reference": reference}
+                runrec.inputs = {k: file_record(v) for k, v in files.items() if v is not None}
                 created = not out.exists()
                 stack.enter_context(folder_lock(out))  # (which checks the folder first)
                 if created:
@@ -260,8 +263,11 @@ def dock(
                 key = dock_key(receptor, ligand, restraints, options)
                 record = _begin(out, key, force)
                 if not record:
-                    prepare_dock_setup(receptor, ligand, out, restraints, options)
+                    with runrec.stage("setup", f"{Path(receptor).name} + {Path(ligand).name}"):
+                        prepare_dock_setup(receptor, ligand, out, restraints, options)
                     record = _write_record(out, key, "setup")
+                else:
+                    LOGGER.info(f"resuming the docking in {out} (it reached: {record['stage']})")
             except SparkledockError as exc:
                 record = exc
         if parallel:
@@ -278,27 +284,50 @@ def dock(
         if record.get("stage") in ("run", "done"):  # every rank has rank 0's record
             history = [tuple(h) for h in record["history"]]
         else:
-            result = run_simulation(
-                setup if setup is not None else setup_dir,
-                options.steps,
-                scoring=options.scoring,
-                seed=options.seed,
-                scoring_mode=options.scoring_mode,
-                threads=options.threads,
-                quiet=options.quiet,
-                engine=options.engine,
-                comm=comm if parallel else None,
-                keep_final=True,
-            )
+            with runrec.stage("run", _run_line(setup, options)) if lead else untimed("run"):
+                result = _run(setup, setup_dir, options, comm if parallel else None)
             if result is None:
                 return None
             history, final = result.history, result.final
         if not lead:
             return None
         _write_record(out, key, "run", history, options.scoring_mode)
-        analyse(out, setup, restraints, reference, options, history, final)
+        analyse(out, setup, restraints, reference, options, history, final, runrec)
         _write_record(out, key, "done", history, options.scoring_mode)
+        runrec.finish()
         return out
+
+
+def _engine_name(options: DockOptions) -> str:
+    engine = options.engine
+    if engine is None:
+        return "numba (CPU)"
+    return f"{engine.backend} {engine.device} {engine.precision}"
+
+
+def _run_line(setup: DockingSetup | None, options: DockOptions) -> str:
+    if setup is None:
+        return f"{options.steps} steps"
+    return (
+        f"{setup.config['swarms']} swarms x {setup.config['glowworms']} glowworms, "
+        f"{options.steps} steps, {options.scoring} ({options.scoring_mode} scoring)"
+    )
+
+
+def _run(setup, setup_dir: Path, options: DockOptions, comm):
+    """The GSO run of a docking (every rank)."""
+    return run_simulation(
+        setup if setup is not None else setup_dir,
+        options.steps,
+        scoring=options.scoring,
+        seed=options.seed,
+        scoring_mode=options.scoring_mode,
+        threads=options.threads,
+        quiet=options.quiet,
+        engine=options.engine,
+        comm=comm,
+        keep_final=True,
+    )
 
 
 def _forget_unfinished(out: Path) -> None:
@@ -329,9 +358,7 @@ def prepare_dock_setup(receptor, ligand, out: Path, restraints, options: DockOpt
                 membrane=options.membrane,
                 transmembrane=options.transmembrane,
             ),
-            progress=None
-            if options.quiet
-            else lambda line: print(f"sparkledock setup: {line}", file=sys.stderr),
+            progress=lambda line: LOGGER.info(f"setup: {line}"),
         )
     except BaseException:
         shutil.rmtree(out / "setup", ignore_errors=True)
@@ -366,50 +393,62 @@ def analyse(
     options: DockOptions,
     history,
     final: dict[int, GSOOutput] | None = None,
+    runrec: RunRecord | None = None,
 ):
-    """Cluster, rank, filter, write the top models, ranking.csv and report.html.
+    """Cluster, rank, filter, write the top models, ranking.csv and report.html; each a stage
+    of ``runrec`` when given (timed, announced, in run.json).
 
     ``final``: the run's last glowworms per swarm, as the run returned them; a swarm missing
     there (a resumed docking) is read from its gso file.
     """
     if not isinstance(setup, DockingSetup):
         setup = load_setup(setup)
+    stage = runrec.stage if runrec is not None else untimed
     folder = SetupDir(setup.path)
     n_swarms = int(setup.config["swarms"])
     sizes = []
     chosen = {}
-    for swarm in range(n_swarms):
-        data = (final or {}).get(swarm) or read_gso_output(folder.gso(swarm, options.steps))
-        clusters = cluster_glowworms(setup, data)
-        atomic_write_text(folder.cluster(swarm), format_cluster_repr(clusters, data.scores))
-        sizes.extend(len(members) for members in clusters)
-        chosen[swarm] = (data, [members[0] for members in clusters])
-    ranking = rank_glowworms(chosen)
-    write_ranking(folder.ranking, ranking)  # LightDock's rank_by_scoring.list, always by score
-    if options.rank_method != "dfire" or options.diverse:
-        ranking = rerank(setup, chosen, options.rank_method, options.diverse)
+    with stage("cluster", f"{n_swarms} swarms") as info:
+        for swarm in range(n_swarms):
+            data = (final or {}).get(swarm) or read_gso_output(folder.gso(swarm, options.steps))
+            clusters = cluster_glowworms(setup, data)
+            atomic_write_text(folder.cluster(swarm), format_cluster_repr(clusters, data.scores))
+            sizes.extend(len(members) for members in clusters)
+            chosen[swarm] = (data, [members[0] for members in clusters])
+        info["summary"] = f"{len(sizes)} cluster representatives"
+    with stage("rank", f"by {options.rank_method}{' (diverse)' if options.diverse else ''}"):
+        ranking = rank_glowworms(chosen)
+        write_ranking(folder.ranking, ranking)  # LightDock's rank_by_scoring.list, by score
+        if options.rank_method != "dfire" or options.diverse:
+            ranking = rerank(setup, chosen, options.rank_method, options.diverse)
     docked_with = setup_restraints(setup) if restraints is not None else None
     if docked_with is not None:
-        poses = np.array([r.pose for r in ranking]).reshape(-1, setup.layout.size)
-        kept = satisfaction(setup, poses, docked_with)
-        filtered = [
-            r for r, f in zip(ranking, kept, strict=True) if f >= FILTER_FRACTION and r.score > 0.0
-        ]
-        write_ranking(folder.root / "rank_filtered.list", filtered)
-        if filtered:
-            ranking = filtered
-        else:
-            warnings.warn(
-                f"{out}: no solution satisfies {FILTER_FRACTION:.0%} of the restraints; "
-                "ranking all of them (run more steps?)",
-                SparkledockWarning,
-                stacklevel=2,
-            )
+        with stage("filter", f"{FILTER_FRACTION:.0%} of the restraints") as info:
+            poses = np.array([r.pose for r in ranking]).reshape(-1, setup.layout.size)
+            kept = satisfaction(setup, poses, docked_with)
+            filtered = [
+                r
+                for r, f in zip(ranking, kept, strict=True)
+                if f >= FILTER_FRACTION and r.score > 0.0
+            ]
+            write_ranking(folder.root / "rank_filtered.list", filtered)
+            info["summary"] = f"{len(filtered)} of {len(ranking)} solutions kept"
+            if filtered:
+                ranking = filtered
+            else:
+                warnings.warn(
+                    f"{out}: no solution satisfies {FILTER_FRACTION:.0%} of the restraints; "
+                    "ranking all of them (run more steps?)",
+                    SparkledockWarning,
+                    stacklevel=2,
+                )
     best = ranking[: options.top]
-    poses = np.array([r.pose for r in best]).reshape(-1, setup.layout.size)
     names = [f"top_{i + 1}.pdb" for i in range(len(best))]
-    write_models(setup, poses, [out / n for n in names])
-    terms = term_columns(setup, docked_with, options.scoring, ranking)
+    with stage("models", f"the top {len(best)}") as info:
+        poses = np.array([r.pose for r in best]).reshape(-1, setup.layout.size)
+        write_models(setup, poses, [out / n for n in names])
+        terms = term_columns(setup, docked_with, options.scoring, ranking)
+        info["summary"] = f"top_1..top_{len(best)}.pdb" if names else "none"
     rows = []
     for i, r in enumerate(ranking):
         row = {
@@ -424,24 +463,34 @@ def analyse(
     if reference is not None:
         from .analysis.evaluate import evaluate
 
-        for row in rows[: len(names)]:
-            q = evaluate(out / row["model"], reference)
-            row["DockQ"], row["CAPRI"] = round(q.dockq, 4), q.capri
-        for row in rows[len(names) :]:
-            row["DockQ"], row["CAPRI"] = "", ""
+        with stage("evaluate", f"{len(names)} models against {Path(reference).name}") as info:
+            for row in rows[: len(names)]:
+                q = evaluate(out / row["model"], reference)
+                row["DockQ"], row["CAPRI"] = round(q.dockq, 4), q.capri
+            for row in rows[len(names) :]:
+                row["DockQ"], row["CAPRI"] = "", ""
+            if names:
+                info["summary"] = f"top 1 DockQ {rows[0]['DockQ']} ({rows[0]['CAPRI']})"
     if options.refine and names:
-        _refine_top(setup, out, rows[: len(names)], reference, options)
+        with stage("refine", f"{len(names)} models with OpenMM"):
+            _refine_top(setup, out, rows[: len(names)], reference, options)
         for row in rows[len(names) :]:
             row.update(dict.fromkeys(("clashes", "refined_model", "clashes_refined"), ""))
             if reference is not None:
                 row["DockQ_refined"] = ""
-    buffer = io.StringIO()
-    if rows:
-        writer = csv.DictWriter(buffer, fieldnames=list(rows[0].keys()), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-    atomic_write_text(out / "ranking.csv", buffer.getvalue())
-    write_report(
-        out, history, sizes or [0], rows[: len(names)], reference is not None, options.scoring
-    )
+    with stage("report", "ranking.csv and report.html"):
+        buffer = io.StringIO()
+        if rows:
+            writer = csv.DictWriter(buffer, fieldnames=list(rows[0].keys()), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
+        atomic_write_text(out / "ranking.csv", buffer.getvalue())
+        write_report(
+            out, history, sizes or [0], rows[: len(names)], reference is not None, options.scoring
+        )
+    if runrec is not None:
+        top = rows[0] if rows else {}
+        runrec.result.update({"ranked": len(rows), "models": names, "top_score": top.get("score")})
+        if reference is not None:
+            runrec.result.update({"top_dockq": top.get("DockQ"), "top_capri": top.get("CAPRI")})
     return out

@@ -224,30 +224,47 @@ def swarm_finished(root: Path, swarm: int, spec: RunSpec) -> bool:
 
 
 class _Progress:
-    """A progress bar over swarm-steps on stderr (a line per tenth when not a terminal)."""
+    """A progress bar over swarm-steps on stderr (a line per tenth when not a terminal).
+
+    The first update (the first step: kernels compiled on a first run, caches filled) is
+    reported as its own line, and the ETA counts only the steps after it, so it is honest
+    from the first bar."""
 
     def __init__(self, total: int, quiet: bool) -> None:
         self.total, self.quiet, self.done = total, quiet, 0
         self.start = time.perf_counter()
         self.shown = -1
+        self.warm: tuple[float, int] | None = None  # (time, swarm-steps) after the first step
 
     def advance(self, count: int) -> None:
         self.done += count
         done, total = self.done, self.total
+        now = time.perf_counter()
+        elapsed = now - self.start
+        if self.warm is None:
+            self.warm = (now, done)
+            if not self.quiet and done < total:
+                print(
+                    f"sparkledock run: first step in {elapsed:.1f} s (compiles the kernels on "
+                    "a first run); the ETA counts from here",
+                    file=sys.stderr,
+                    flush=True,
+                )
         tty = sys.stderr.isatty()
         tenth = 10 * done // max(total, 1)
         if self.quiet or not (tty or done == total or tenth != self.shown):
             return
         self.shown = tenth
-        elapsed = time.perf_counter() - self.start
-        eta = elapsed / done * (total - done) if done else 0.0
+        since, before = self.warm
+        rate = (done - before) / (now - since) if done > before and now > since else 0.0
+        eta = f"{(total - done) / rate:6.1f}s" if rate else "   ...."
         width = 30
         filled = int(width * done / total) if total else width
         bar = "#" * filled + "-" * (width - filled)
         end = "\r" if tty and done < total else "\n"
         print(
             f"sparkledock run [{bar}] {100 * done / max(total, 1):5.1f}%  {elapsed:6.1f}s "
-            f"elapsed  ETA {eta:6.1f}s",
+            f"elapsed  ETA {eta}",
             end=end,
             file=sys.stderr,
             flush=True,

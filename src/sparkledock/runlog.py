@@ -1,0 +1,187 @@
+"""What a run says while it works and what it leaves behind: one line per stage on the
+``sparkledock`` logger, and ``run.json``, the machine-readable record of a run.
+
+Every stage (read, swarms, modes, run, cluster, rank, filter, models, evaluate, refine,
+report) announces itself when it starts and reports its duration when it ends. The CLI's
+``--quiet`` keeps warnings and errors only, ``--verbose`` adds detail, ``--log-file`` copies
+everything, with times, to a file. ``run.json`` records the version, the full command, the
+options, the engine, each input file with its SHA-256, per-stage timings, peak memory and a
+summary of the result; it is rewritten as each stage ends, so a run that stops half-way
+leaves a record of how far it got.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import json
+import logging
+import os
+import platform
+import resource
+import sys
+import time
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .fileutil import atomic_write_text
+
+LOGGER = logging.getLogger("sparkledock")
+RUN_JSON = "run.json"
+#: format of the lines on stderr, and of those in a --log-file
+CONSOLE_FORMAT = "sparkledock: %(message)s"
+FILE_FORMAT = "%(asctime)s %(levelname)s %(message)s"
+
+
+class _Stderr(logging.StreamHandler):
+    """A handler that writes to whatever ``sys.stderr`` is at the time (a test's capture,
+    a redirected stream), not the one current when logging was configured."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
+
+
+def configure_logging(
+    quiet: bool = False, verbose: bool = False, log_file: str | os.PathLike[str] | None = None
+) -> None:
+    """Send the ``sparkledock`` logger's lines to stderr (warnings only with ``quiet``,
+    detail too with ``verbose``) and, with ``log_file``, everything to that file. Called once
+    by the CLI; the Python API leaves logging to the caller."""
+    LOGGER.handlers.clear()
+    LOGGER.setLevel(logging.DEBUG)
+    LOGGER.propagate = False
+    console = _Stderr()
+    console.setLevel(logging.WARNING if quiet else logging.DEBUG if verbose else logging.INFO)
+    console.setFormatter(logging.Formatter(CONSOLE_FORMAT))
+    LOGGER.addHandler(console)
+    if log_file is not None:
+        handler = logging.FileHandler(log_file, encoding="utf-8")
+        handler.setLevel(logging.DEBUG)
+        handler.setFormatter(logging.Formatter(FILE_FORMAT))
+        LOGGER.addHandler(handler)
+
+
+def peak_memory_bytes() -> int:
+    """Peak resident memory of this process and its finished children (Linux: KiB units)."""
+    scale = 1 if sys.platform == "darwin" else 1024
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return int(max(own, children) * scale)
+
+
+def file_record(path: str | os.PathLike[str] | None) -> dict[str, Any] | None:
+    """A file's path, size and SHA-256 (None for None)."""
+    if path is None:
+        return None
+    path = Path(path)
+    return {
+        "path": str(path.absolute()),
+        "bytes": path.stat().st_size,
+        "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+    }
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-friendly copy of options (dataclasses, paths, tuples)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
+
+
+@dataclasses.dataclass
+class RunRecord:
+    """The record of one run, written as ``run.json`` into ``folder``."""
+
+    folder: Path
+    kind: str  # "dock", "screen", ...
+    options: Any = None
+    inputs: dict[str, Any] = dataclasses.field(default_factory=dict)
+    engine: str = ""
+    stages: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    result: dict[str, Any] = dataclasses.field(default_factory=dict)
+    started: str = dataclasses.field(
+        default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds")
+    )
+    status: str = "running"
+
+    def __post_init__(self) -> None:
+        self._t0 = time.perf_counter()
+
+    @contextlib.contextmanager
+    def stage(self, name: str, what: str = "") -> Iterator[dict[str, Any]]:
+        """Time one stage: a line when it starts and one with its duration when it ends.
+        The stage's dict may be given a ``"summary"`` (one line: what it did), logged at its
+        end and kept in run.json; the stage is recorded even when it fails."""
+        LOGGER.info(f"{name}: {what}" if what else f"{name} ...")
+        entry: dict[str, Any] = {"name": name}
+        start = time.perf_counter()
+        try:
+            yield entry
+        except BaseException:
+            entry["failed"] = True
+            raise
+        finally:
+            entry["seconds"] = round(time.perf_counter() - start, 3)
+            self.stages.append(entry)
+            summary = entry.get("summary")
+            if not entry.get("failed"):
+                tail = f": {summary}" if summary else " done"
+                LOGGER.info(f"{name}{tail} ({entry['seconds']:.1f} s)")
+            self.write()
+
+    def finish(self, **result: Any) -> None:
+        """Record the result's summary and mark the run done."""
+        self.result.update(_plain(result))
+        self.status = "done"
+        self.write()
+
+    def as_dict(self) -> dict[str, Any]:
+        from . import __version__
+
+        return {
+            "sparkledock_version": __version__,
+            "kind": self.kind,
+            "status": self.status,
+            "command": list(sys.argv),
+            "started": self.started,
+            "wall_seconds": round(time.perf_counter() - self._t0, 3),
+            "python": platform.python_version(),
+            "host": {"platform": platform.platform(), "cpus": os.cpu_count()},
+            "engine": self.engine,
+            "options": _plain(self.options),
+            "inputs": self.inputs,
+            "stages": self.stages,
+            "peak_memory_bytes": peak_memory_bytes(),
+            "result": self.result,
+        }
+
+    def write(self) -> None:
+        """Write (replace) ``run.json`` in the folder, atomically."""
+        if self.folder.is_dir():
+            text = json.dumps(self.as_dict(), indent=1) + "\n"
+            atomic_write_text(self.folder / RUN_JSON, text, durable=False)
+
+
+@contextlib.contextmanager
+def untimed(name: str, what: str = "") -> Iterator[dict[str, Any]]:
+    """A stage outside any run record (an analysis called on its own): nothing is said."""
+    yield {"name": name}
