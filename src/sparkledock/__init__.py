@@ -1,12 +1,28 @@
 """sparkledock: fast, flexible protein-protein docking, LightDock-compatible.
 
-The public API starts with :func:`score_poses`; structures live in :mod:`.structure`, scoring
-functions in :mod:`.scoring`, LightDock file formats in :mod:`.io`.
+The workflow as calls that return results: :func:`dock` (a whole docking: a
+:class:`~sparkledock.workflow.DockResult` with the ranked models, files and timings),
+:func:`setup`, :func:`run`, :func:`rank`, :func:`evaluate`; :func:`score_poses` scores poses
+of a setup. Structures live in :mod:`.structure`, scoring functions in :mod:`.scoring`,
+LightDock file formats in :mod:`.io`.
 """
 
+from . import setup  # the package, callable as workflow.setup (see its docstring)
 from .api import score_poses
 from .errors import SparkledockError
+from .workflow import DockResult, dock, evaluate, rank, read_dock_result, run
 
 __version__ = "0.1.0"
 
-__all__ = ["SparkledockError", "__version__", "score_poses"]
+__all__ = [
+    "DockResult",
+    "SparkledockError",
+    "__version__",
+    "dock",
+    "evaluate",
+    "rank",
+    "read_dock_result",
+    "run",
+    "score_poses",
+    "setup",
+]

@@ -1,0 +1,199 @@
+"""The docking workflow as Python calls that return results: :func:`dock`, :func:`setup`,
+:func:`run`, :func:`rank` and :func:`evaluate`, exported at the package's top level.
+
+>>> import sparkledock                                   # doctest: +SKIP
+>>> result = sparkledock.dock("rec.pdb", "lig.pdb", "out", restraints="restraints.list",
+...                           steps=100, top=10)
+>>> result.top["score"], result.models[0]["model"]       # best first, as ranking.csv
+>>> pandas.DataFrame(result.models)                      # one row per ranked solution
+>>> result.timings                                       # seconds per stage
+
+Each is a thin layer over the modules that do the work (:mod:`.docking`,
+:mod:`.setup.prepare`, :mod:`.driver`, :mod:`.analysis`): the CLI and these calls run the same
+code. Options are keyword arguments named as :class:`~sparkledock.docking.DockOptions`'s and
+:class:`~sparkledock.setup.prepare.SetupOptions`'s fields.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import SparkledockError
+from .runlog import RUN_JSON
+
+if TYPE_CHECKING:  # (imported where used: ``import sparkledock`` stays light)
+    from .analysis.evaluate import Quality
+    from .analysis.rank import Ranked
+    from .simulation import RunResult
+    from .system import DockingSetup
+
+
+def _typed(value: str) -> Any:
+    """A ranking.csv cell as a number where it is one (empty cells: None)."""
+    if value == "":
+        return None
+    for kind in (int, float):
+        try:
+            return kind(value)
+        except ValueError:
+            pass
+    return value
+
+
+@dataclass(frozen=True)
+class DockResult:
+    """What :func:`dock` made: the ranked solutions, the files written, the timings."""
+
+    folder: Path
+    #: one dict per ranked solution, best first: ranking.csv's columns (rank, score, model,
+    #: swarm, glowworm, score terms, DockQ/CAPRI with a reference), numbers as numbers
+    models: list[dict[str, Any]]
+    #: the files the docking wrote in ``folder`` (models, ranking.csv, report.html, run.json)
+    files: list[Path]
+    #: seconds per stage (setup, run, cluster, rank, filter, models, evaluate, report)
+    timings: dict[str, float]
+    #: run.json as a dict
+    record: dict[str, Any]
+
+    @property
+    def top(self) -> dict[str, Any]:
+        """The best-ranked solution (an empty dict when nothing was ranked)."""
+        return self.models[0] if self.models else {}
+
+    def model_paths(self) -> list[Path]:
+        """The written models, best first."""
+        return [self.folder / m["model"] for m in self.models if m.get("model")]
+
+
+def read_dock_result(folder: str | os.PathLike[str]) -> DockResult:
+    """The :class:`DockResult` of a finished docking folder (``ranking.csv``, ``run.json``)."""
+    folder = Path(folder)
+    table = folder / "ranking.csv"
+    if not table.is_file():
+        raise SparkledockError(f"{folder}: no ranking.csv (not a finished docking)")
+    with table.open(newline="") as handle:
+        models = [{k: _typed(v) for k, v in row.items()} for row in csv.DictReader(handle)]
+    record_file = folder / RUN_JSON
+    record = json.loads(record_file.read_text()) if record_file.is_file() else {}
+    timings = {s["name"]: s["seconds"] for s in record.get("stages", [])}
+    names = {"ranking.csv", "report.html", RUN_JSON}
+    files = sorted(p for p in folder.iterdir() if p.name in names or p.name.startswith("top_"))
+    return DockResult(folder, models, files, timings, record)
+
+
+def _split(options: dict[str, Any], kind: type, what: str) -> Any:
+    known = {f.name for f in fields(kind)}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise SparkledockError(
+            f"{what}: unknown option(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})"
+        )
+    return kind(**options)
+
+
+def dock(
+    receptor: str | os.PathLike[str],
+    ligand: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    restraints: str | os.PathLike[str] | None = None,
+    reference: str | os.PathLike[str] | None = None,
+    force: bool = False,
+    **options: Any,
+) -> DockResult:
+    """Dock ``ligand`` onto ``receptor`` into folder ``out`` (``sparkledock dock``): setup,
+    GSO run, clustering, ranking, restraint filter, the top models, ranking.csv, report.html
+    and run.json. ``options``: :class:`~sparkledock.docking.DockOptions` fields (``steps``,
+    ``glowworms``, ``swarms``, ``top``, ``scoring``, ``scoring_mode``, ``threads``, ...).
+    Resumes an interrupted docking of the same inputs and options."""
+    from .docking import DockOptions
+    from .docking import dock as dock_folder
+
+    chosen = _split({"quiet": True, **options}, DockOptions, "dock")
+    folder = dock_folder(
+        receptor,
+        ligand,
+        out,
+        restraints=restraints,
+        reference=reference,
+        options=chosen,
+        force=force,
+    )
+    return read_dock_result(folder)
+
+
+def setup(
+    receptor: str | os.PathLike[str],
+    ligand: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    restraints: str | os.PathLike[str] | None = None,
+    force: bool = False,
+    **options: Any,
+) -> DockingSetup:
+    """Write a LightDock-compatible setup folder (``sparkledock setup``) and return it loaded
+    (:class:`~sparkledock.system.DockingSetup`: partners, pose layout, ``config``, ``path``).
+    ``options``: :class:`~sparkledock.setup.prepare.SetupOptions` fields."""
+    from .io.lightdock import load_setup
+    from .setup.prepare import SetupOptions, prepare_setup
+
+    folder = prepare_setup(
+        receptor,
+        ligand,
+        out,
+        restraints=restraints,
+        options=_split({"anm": True, **options}, SetupOptions, "setup"),
+        force=force,
+    )
+    return load_setup(folder)
+
+
+def run(setup_folder: str | os.PathLike[str], steps: int, **options: Any) -> RunResult:
+    """Run GSO on a setup folder (``sparkledock run``): every swarm unless ``swarms`` lists
+    some; returns the :class:`~sparkledock.driver.RunResult` (score history, the final
+    glowworms per swarm, timings). ``options``: :func:`~sparkledock.driver.run_simulation`'s
+    keywords (``swarms``, ``scoring``, ``scoring_mode``, ``threads``, ``seed``, ``engine``...)."""
+    from .driver import run_simulation
+
+    result = run_simulation(setup_folder, steps, **{"quiet": True, "keep_final": True, **options})
+    if result is None:  # only under MPI, on ranks other than 0
+        raise SparkledockError("run: no result on this MPI rank")
+    return result
+
+
+def rank(setup_folder: str | os.PathLike[str], steps: int, clusters: bool = True) -> list[Ranked]:
+    """The solutions of a run at ``steps``, best score first (``sparkledock rank``): each
+    swarm's cluster representatives (clustered now where not yet), or with ``clusters=False``
+    every glowworm. Each :class:`~sparkledock.analysis.rank.Ranked` holds swarm, glowworm,
+    pose, luciferin, neighbours, vision range and score."""
+    from .analysis.cluster import cluster_glowworms
+    from .analysis.rank import rank_glowworms
+    from .io.lightdock import load_setup, read_gso_output
+    from .io.setupdir import SetupDir
+
+    loaded = load_setup(setup_folder)
+    folder = SetupDir(loaded.path)
+    chosen = {}
+    for swarm in range(int(loaded.config["swarms"])):
+        path = folder.gso(swarm, steps)
+        if not path.is_file():
+            continue
+        data = read_gso_output(path)
+        ids = [members[0] for members in cluster_glowworms(loaded, data)] if clusters else None
+        chosen[swarm] = (data, ids)
+    if not chosen:
+        raise SparkledockError(f"{folder.root}: no swarm has gso_{steps}.out (run it first)")
+    return rank_glowworms(chosen)
+
+
+def evaluate(model: str | os.PathLike[str], reference: str | os.PathLike[str]) -> Quality:
+    """fnat, iRMSD, LRMSD, DockQ and CAPRI class of a model against a reference complex
+    (``sparkledock evaluate``; the DockQ package's definitions)."""
+    from .analysis.evaluate import evaluate as evaluate_model
+
+    return evaluate_model(model, reference)

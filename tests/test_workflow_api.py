@@ -1,0 +1,63 @@
+"""The top-level Python API: sparkledock.dock/setup/run/rank/evaluate return the documented
+result objects, equal to what the CLI writes."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+import sparkledock
+from conftest import BENCH
+from sparkledock.errors import SparkledockError
+
+SRC = BENCH / "2X9A"
+REC, LIG = SRC / "2X9A_r_u.pdb", SRC / "2X9A_l_u.pdb"
+
+
+@pytest.mark.filterwarnings("ignore:.*no solution satisfies")
+def test_dock_returns_the_ranked_models_files_and_timings(tmp_path):
+    result = sparkledock.dock(
+        REC,
+        LIG,
+        tmp_path / "out",
+        restraints=SRC / "restraints.list",
+        reference=SRC / "2X9A_target.pdb",
+        steps=3,
+        glowworms=10,
+        swarms=4,
+        top=2,
+    )
+    assert isinstance(result, sparkledock.DockResult)
+    rows = list(csv.DictReader((tmp_path / "out" / "ranking.csv").open()))
+    assert len(result.models) == len(rows) > 0
+    assert result.top == result.models[0]
+    assert result.top["score"] == float(rows[0]["score"]) and isinstance(result.top["rank"], int)
+    assert result.top["DockQ"] == float(rows[0]["DockQ"])
+    assert [p.name for p in result.model_paths()] == ["top_1.pdb", "top_2.pdb"]
+    names = {p.name for p in result.files}
+    assert {"ranking.csv", "report.html", "run.json", "top_1.pdb", "top_2.pdb"} <= names
+    assert list(result.timings)[:2] == ["setup", "run"] and "report" in result.timings
+    assert result.record["status"] == "done"
+    # pandas-friendly: a list of flat dicts with the same keys
+    assert all(set(m) == set(result.models[0]) for m in result.models)
+    with pytest.raises(SparkledockError, match="unknown option"):
+        sparkledock.dock(REC, LIG, tmp_path / "other", stepz=3)
+
+
+def test_setup_run_rank_evaluate(tmp_path):
+    loaded = sparkledock.setup(REC, LIG, tmp_path / "setup", swarms=3, glowworms=8)
+    assert loaded.config["swarms"] == 3 and loaded.layout.size == 27
+    result = sparkledock.run(tmp_path / "setup", 2, swarms=[0, 2])
+    assert sorted(result.final) == [0, 2] and len(result.history) == 2
+    ranked = sparkledock.rank(tmp_path / "setup", 2)
+    scores = [r.score for r in ranked]
+    assert scores == sorted(scores, reverse=True) and {r.swarm for r in ranked} == {0, 2}
+    every = sparkledock.rank(tmp_path / "setup", 2, clusters=False)
+    assert len(every) == 16 and len(ranked) <= 16
+    quality = sparkledock.evaluate(SRC / "2X9A_target.pdb", SRC / "2X9A_target.pdb")
+    assert quality.dockq == pytest.approx(1.0) and quality.capri == "high"
+    # the setup subpackage is still importable under the same name
+    from sparkledock.setup.prepare import SetupOptions
+
+    assert SetupOptions().glowworms == 200
