@@ -62,7 +62,14 @@ def test_dock_end_to_end_writes_everything(tmp_path, capsys):
     rows = list(csv.DictReader((out / "ranking.csv").open()))
     assert record["result"]["ranked"] == len(rows)
     assert record["result"]["top_dockq"] == float(rows[0]["DockQ"])
-    assert list(rows[0].keys()) == ["rank", "score", "model", "swarm", "glowworm", "DockQ", "CAPRI"]
+    columns = ["rank", "score", "model", "swarm", "glowworm", "cluster_size", "restraints"]
+    assert list(rows[0].keys()) == [*columns, "pose", "DockQ", "CAPRI"]
+    assert all(int(r["cluster_size"]) >= 1 for r in rows)
+    assert all(float(r["restraints"]) >= 0.4 for r in rows)  # the filter kept these
+    assert all(len(r["pose"].split()) == 27 for r in rows)
+    top = (out / "top_1.pdb").read_text().splitlines()
+    assert top[0].startswith("REMARK   1 sparkledock ") and top[-1] == "END"
+    assert f"swarm {rows[0]['swarm']} glowworm {rows[0]['glowworm']}" in top[1]
     assert [r["model"] for r in rows[:3]] == ["top_1.pdb", "top_2.pdb", "top_3.pdb"]
     assert all((out / r["model"]).is_file() for r in rows[:3])
     scores = [float(r["score"]) for r in rows]

@@ -269,8 +269,9 @@ def test_dock_with_a_combination_keeps_each_term_in_ranking_csv(tmp_path):
     import csv
 
     rows = list(csv.DictReader((out / "ranking.csv").open()))
-    assert list(rows[0])[:7] == [
-        "rank", "score", "model", "swarm", "glowworm", "score_dfire", "score_vdw"
+    assert list(rows[0])[:9] == [
+        "rank", "score", "model", "swarm", "glowworm", "cluster_size", "restraints",
+        "score_dfire", "score_vdw",
     ]  # fmt: skip
     for row in rows:
         total = float(row["score_dfire"]) + float(row["score_vdw"])

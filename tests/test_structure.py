@@ -62,10 +62,11 @@ def test_models_from_one_template_equal_gemmis_own_files(tmp_path):
     coords = atoms.coords + rng.normal(0.0, 30.0, (3, len(atoms), 3))
     coords[2, 5, 0] = 12345.678  # beyond %8.3f
     paths = [tmp_path / f"m{i}.pdb" for i in range(3)]
-    write_structures(atoms, coords, paths)
-    for xyz, path in zip(coords, paths, strict=True):
+    remarks = [[f"REMARK   1 model {i}"] for i in range(3)]
+    write_structures(atoms, coords, paths, remarks)
+    for i, (xyz, path) in enumerate(zip(coords, paths, strict=True)):
         own = _to_gemmi(atoms.with_coords(xyz)).make_pdb_string(gemmi.PdbWriteOptions(minimal=True))
-        assert path.read_text() == own
+        assert path.read_text() == f"REMARK   1 model {i}\n" + own + "END\n"
 
 
 def test_pdb_and_mmcif_give_the_same_model(tmp_path, setups):

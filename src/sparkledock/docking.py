@@ -298,6 +298,19 @@ def dock(
         return out
 
 
+def _remarks(best: list) -> list[list[str]]:
+    """The REMARK lines each top model opens with: what wrote it, its rank and origin."""
+    from . import __version__
+
+    return [
+        [
+            f"REMARK   1 sparkledock {__version__} model {i + 1}",
+            f"REMARK   1 rank {i + 1} score {r.score:.3f} swarm {r.swarm} glowworm {r.glowworm}",
+        ]
+        for i, r in enumerate(best)
+    ]
+
+
 def _engine_name(options: DockOptions) -> str:
     engine = options.engine
     if engine is None:
@@ -408,12 +421,15 @@ def analyse(
     n_swarms = int(setup.config["swarms"])
     sizes = []
     chosen = {}
+    population: dict[tuple[int, int], int] = {}  # each representative's cluster size
+    fraction: dict[tuple[int, int], float] = {}  # and restraint satisfaction
     with stage("cluster", f"{n_swarms} swarms") as info:
         for swarm in range(n_swarms):
             data = (final or {}).get(swarm) or read_gso_output(folder.gso(swarm, options.steps))
             clusters = cluster_glowworms(setup, data)
             atomic_write_text(folder.cluster(swarm), format_cluster_repr(clusters, data.scores))
             sizes.extend(len(members) for members in clusters)
+            population.update({(swarm, members[0]): len(members) for members in clusters})
             chosen[swarm] = (data, [members[0] for members in clusters])
         info["summary"] = f"{len(sizes)} cluster representatives"
     with stage("rank", f"by {options.rank_method}{' (diverse)' if options.diverse else ''}"):
@@ -426,6 +442,7 @@ def analyse(
         with stage("filter", f"{FILTER_FRACTION:.0%} of the restraints") as info:
             poses = np.array([r.pose for r in ranking]).reshape(-1, setup.layout.size)
             kept = satisfaction(setup, poses, docked_with)
+            fraction = {(r.swarm, r.glowworm): float(f) for r, f in zip(ranking, kept, strict=True)}
             filtered = [
                 r
                 for r, f in zip(ranking, kept, strict=True)
@@ -446,7 +463,7 @@ def analyse(
     names = [f"top_{i + 1}.pdb" for i in range(len(best))]
     with stage("models", f"the top {len(best)}") as info:
         poses = np.array([r.pose for r in best]).reshape(-1, setup.layout.size)
-        write_models(setup, poses, [out / n for n in names])
+        write_models(setup, poses, [out / n for n in names], _remarks(best))
         terms = term_columns(setup, docked_with, options.scoring, ranking)
         info["summary"] = f"top_1..top_{len(best)}.pdb" if names else "none"
     rows = []
@@ -457,8 +474,12 @@ def analyse(
             "model": names[i] if i < len(names) else "",
             "swarm": r.swarm,
             "glowworm": r.glowworm,
+            "cluster_size": population.get((r.swarm, r.glowworm), ""),
         }
+        if docked_with is not None:
+            row["restraints"] = round(fraction[(r.swarm, r.glowworm)], 3)
         row.update({column: round(float(v[i]), 3) for column, v in terms.items()})
+        row["pose"] = " ".join(f"{x:.7f}" for x in r.pose)
         rows.append(row)
     if reference is not None:
         from .analysis.evaluate import evaluate

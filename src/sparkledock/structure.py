@@ -486,10 +486,14 @@ def _gemmi_atom_order(atoms: Atoms) -> np.ndarray:
 
 
 def write_structures(
-    atoms: Atoms, coords: np.ndarray, paths: Sequence[str | os.PathLike[str]]
+    atoms: Atoms,
+    coords: np.ndarray,
+    paths: Sequence[str | os.PathLike[str]],
+    remarks: Sequence[Sequence[str]] | None = None,
 ) -> None:
     """Write one structure per coordinate set (P, N, 3) of the same atoms, PDB or mmCIF by
-    each path's suffix.
+    each path's suffix; ``remarks``: lines each PDB file opens with (REMARK records), and
+    then it ends with an END record.
 
     PDB files are written from one gemmi-made template whose coordinate columns are filled
     in per model (a model of thousands of atoms in milliseconds, not tens of them); a model
@@ -498,14 +502,16 @@ def write_structures(
     paths = [Path(p) for p in paths]
     coords = np.asarray(coords, dtype=np.float64).reshape(len(paths), len(atoms), 3)
     template: tuple[list[str], list[int], np.ndarray] | None = None
-    for xyz, path in zip(coords, paths, strict=True):
+    heads = [[]] * len(paths) if remarks is None else [list(r) for r in remarks]
+    for xyz, path, head in zip(coords, paths, heads, strict=True):
+        opening = "".join(f"{line}\n" for line in head)
         fits = bool(np.all((xyz > _PDB_RANGE[0]) & (xyz < _PDB_RANGE[1])))
         if path.suffix.lower() in MMCIF_SUFFIXES or not fits:
             st = _to_gemmi(atoms.with_coords(xyz))
             if path.suffix.lower() in MMCIF_SUFFIXES:
                 text = st.make_mmcif_document().as_string()
             else:
-                text = st.make_pdb_string(gemmi.PdbWriteOptions(minimal=True))
+                text = _with_end(opening + st.make_pdb_string(gemmi.PdbWriteOptions(minimal=True)))
             atomic_write_text(path, text)
             continue
         if template is None:
@@ -521,4 +527,9 @@ def write_structures(
         for i, (x, y, z) in zip(rows, xyz[order].tolist(), strict=True):
             line = out[i]
             out[i] = f"{line[:30]}{x:8.3f}{y:8.3f}{z:8.3f}{line[54:]}"
-        atomic_write_text(path, "".join(out))
+        atomic_write_text(path, _with_end(opening + "".join(out)))
+
+
+def _with_end(text: str) -> str:
+    """PDB text closed by an END record."""
+    return text if text.rstrip().endswith("\nEND") else text + "END\n"

@@ -76,12 +76,16 @@ def complex_atoms(setup: DockingSetup) -> Atoms:
 
 
 def write_models(
-    setup: DockingSetup, poses: np.ndarray, paths: Sequence[str | os.PathLike[str]]
+    setup: DockingSetup,
+    poses: np.ndarray,
+    paths: Sequence[str | os.PathLike[str]],
+    remarks: Sequence[Sequence[str]] | None = None,
 ) -> None:
     """Write one model per pose (PDB or mmCIF by suffix), in the frame of the receptor as
-    given to setup (:attr:`DockingSetup.model_centre`)."""
+    given to setup (:attr:`DockingSetup.model_centre`); ``remarks``: each PDB model's
+    opening REMARK lines."""
     coords = complex_coordinates(setup, poses) + setup.model_centre
-    write_structures(complex_atoms(setup), coords, paths)
+    write_structures(complex_atoms(setup), coords, paths, remarks)
 
 
 def _file_partner(setup: DockingSetup, key: str, partner: Partner) -> Partner:
