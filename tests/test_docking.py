@@ -63,7 +63,9 @@ def test_dock_end_to_end_writes_everything(tmp_path, capsys):
     assert record["result"]["ranked"] == len(rows)
     assert record["result"]["top_dockq"] == float(rows[0]["DockQ"])
     columns = ["rank", "score", "model", "swarm", "glowworm", "cluster_size", "restraints"]
-    assert list(rows[0].keys()) == [*columns, "pose", "DockQ", "CAPRI"]
+    assert list(rows[0].keys()) == [*columns, "pose", "fnat", "iRMSD", "LRMSD", "DockQ", "CAPRI"]
+    # every ranked model is evaluated (top models by DockQ, the rest by the vectorised pass)
+    assert all(0.0 <= float(r["DockQ"]) <= 1.0 and r["CAPRI"] for r in rows)
     assert all(int(r["cluster_size"]) >= 1 for r in rows)
     assert all(float(r["restraints"]) >= 0.4 for r in rows)  # the filter kept these
     assert all(len(r["pose"].split()) == 27 for r in rows)
@@ -76,7 +78,12 @@ def test_dock_end_to_end_writes_everything(tmp_path, capsys):
     assert scores == sorted(scores, reverse=True)
     assert all(0.0 <= float(r["DockQ"]) <= 1.0 for r in rows[:3])
     report = (out / "report.html").read_text()
-    assert report.count("data:image/png;base64") == 3  # scores, clusters, score vs DockQ
+    assert "$3Dmol.createViewer" in report and "http" not in report.split("<script>")[0]
+    for section in ("Run", "Top models on the receptor", "Ranked models", "Clusters", "Plots"):
+        assert f"<h2>{section}" in report, section
+    # four inline SVG plots: score per step, per swarm, cluster sizes, score against DockQ
+    assert report.count("<svg class='plot'") == 4
+    assert "acceptable or better in the top 1 / 5 / 10" in report
     # an existing, non-empty output folder is refused and left as it was
     before = (out / "ranking.csv").read_text()
     capsys.readouterr()

@@ -21,7 +21,7 @@ from .analysis.filter import satisfaction
 from .analysis.models import write_models
 from .analysis.rank import rank_glowworms, write_ranking
 from .analysis.ranking import NEEDS, rerank
-from .analysis.report import write_report
+from .analysis.report import Cluster, write_report
 from .backend import Engine
 from .driver import run_simulation
 from .errors import InputFileError, SparkledockError, SparkledockWarning
@@ -122,6 +122,9 @@ def _check_inputs(**files: str | os.PathLike[str] | None) -> None:
             raise InputFileError(f"{path}: no such {what} file")
     reference = files.get("reference")
     if reference is not None:  # read now, not after the docking it evaluates
+        from .analysis.evaluate import require_dockq
+
+        require_dockq()
         chains = set(read_structure(reference).chain.astype(str))
         if len(chains) < 2:
             raise InputFileError(
@@ -298,6 +301,55 @@ def dock(
         return out
 
 
+def _evaluate_rows(setup, out: Path, ranking, rows, names, reference) -> None:
+    """fnat, iRMSD, LRMSD, DockQ and CAPRI class of every ranked row: the written top models
+    by the DockQ package, the others by :mod:`sparkledock.analysis.quality` (its vectorised
+    pass over their poses, equal to the package's values; tested). A reference the pass
+    cannot take (a partner of several chains) leaves the rows below the top models blank."""
+    from .analysis.evaluate import capri_class, evaluate
+
+    keys = ("fnat", "iRMSD", "LRMSD", "DockQ", "CAPRI")
+    rest = ranking[len(names) :]
+    if rest:
+        from .analysis.quality import pose_quality, quality_reference
+
+        try:
+            ref = quality_reference(setup, reference)
+        except InputFileError as exc:
+            LOGGER.info(f"evaluate: only the top models ({exc})")
+            ref = None
+        if ref is not None:
+            poses = np.array([r.pose for r in rest]).reshape(-1, setup.layout.size)
+            q = pose_quality(ref, setup, poses)
+            for k, row in enumerate(rows[len(names) :]):
+                fnat, irmsd, lrmsd = (float(q[n][k]) for n in ("fnat", "irmsd", "lrmsd"))
+                row.update(
+                    fnat=round(fnat, 4), iRMSD=round(irmsd, 3), LRMSD=round(lrmsd, 3),
+                    DockQ=round(float(q["dockq"][k]), 4), CAPRI=capri_class(fnat, irmsd, lrmsd),
+                )  # fmt: skip
+    for row in rows[: len(names)]:
+        q = evaluate(out / row["model"], reference)
+        row.update(
+            fnat=round(q.fnat, 4), iRMSD=round(q.irmsd, 3), LRMSD=round(q.lrmsd, 3),
+            DockQ=round(q.dockq, 4), CAPRI=q.capri,
+        )  # fmt: skip
+    for row in rows:
+        for key in keys:
+            row.setdefault(key, "")
+
+
+def _viewer_models(setup: DockingSetup, models: list[Path]) -> tuple[str, list[str]]:
+    """The receptor (from the first model) and each model's ligand, as PDB text."""
+    receptor_chains = set(setup.receptor.atoms.chain.astype(str))
+    receptor, ligands = "", []
+    for i, path in enumerate(models):
+        lines = [x for x in path.read_text().splitlines() if x.startswith(("ATOM", "HETATM"))]
+        if i == 0:
+            receptor = "\n".join(x for x in lines if x[21] in receptor_chains) + "\n"
+        ligands.append("\n".join(x for x in lines if x[21] not in receptor_chains) + "\n")
+    return receptor, ligands
+
+
 def _remarks(best: list) -> list[list[str]]:
     """The REMARK lines each top model opens with: what wrote it, its rank and origin."""
     from . import __version__
@@ -421,6 +473,8 @@ def analyse(
     n_swarms = int(setup.config["swarms"])
     sizes = []
     chosen = {}
+    groups: list[Cluster] = []
+    swarm_best: dict[int, float] = {}
     population: dict[tuple[int, int], int] = {}  # each representative's cluster size
     fraction: dict[tuple[int, int], float] = {}  # and restraint satisfaction
     with stage("cluster", f"{n_swarms} swarms") as info:
@@ -430,6 +484,17 @@ def analyse(
             atomic_write_text(folder.cluster(swarm), format_cluster_repr(clusters, data.scores))
             sizes.extend(len(members) for members in clusters)
             population.update({(swarm, members[0]): len(members) for members in clusters})
+            groups.extend(
+                Cluster(
+                    swarm,
+                    members[0],
+                    len(members),
+                    float(data.scores[members].max()),
+                    float(data.scores[members].mean()),
+                )
+                for members in clusters
+            )
+            swarm_best[swarm] = float(data.scores.max())
             chosen[swarm] = (data, [members[0] for members in clusters])
         info["summary"] = f"{len(sizes)} cluster representatives"
     with stage("rank", f"by {options.rank_method}{' (diverse)' if options.diverse else ''}"):
@@ -482,14 +547,8 @@ def analyse(
         row["pose"] = " ".join(f"{x:.7f}" for x in r.pose)
         rows.append(row)
     if reference is not None:
-        from .analysis.evaluate import evaluate
-
-        with stage("evaluate", f"{len(names)} models against {Path(reference).name}") as info:
-            for row in rows[: len(names)]:
-                q = evaluate(out / row["model"], reference)
-                row["DockQ"], row["CAPRI"] = round(q.dockq, 4), q.capri
-            for row in rows[len(names) :]:
-                row["DockQ"], row["CAPRI"] = "", ""
+        with stage("evaluate", f"{len(rows)} ranked models against {Path(reference).name}") as info:
+            _evaluate_rows(setup, out, ranking, rows, names, reference)
             if names:
                 info["summary"] = f"top 1 DockQ {rows[0]['DockQ']} ({rows[0]['CAPRI']})"
     if options.refine and names:
@@ -506,8 +565,18 @@ def analyse(
             writer.writeheader()
             writer.writerows(rows)
         atomic_write_text(out / "ranking.csv", buffer.getvalue())
+        receptor_pdb, ligand_pdbs = _viewer_models(setup, [out / n for n in names])
         write_report(
-            out, history, sizes or [0], rows[: len(names)], reference is not None, options.scoring
+            out,
+            history,
+            groups,
+            rows,
+            reference is not None,
+            options.scoring,
+            record=runrec.as_dict() if runrec is not None else None,
+            receptor_pdb=receptor_pdb,
+            ligand_pdbs=ligand_pdbs,
+            swarm_best=swarm_best,
         )
     if runrec is not None:
         top = rows[0] if rows else {}

@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from ..errors import InputFileError
+from ..errors import InputFileError, SparkledockError
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,19 @@ class Quality:
     irmsd: float
     lrmsd: float
     capri: str
+
+
+#: the one line said when the evaluation extra is missing
+DOCKQ_HINT = "evaluation needs the DockQ package: pip install 'sparkledock[evaluate]'"
+
+
+def require_dockq() -> Any:
+    """The DockQ package's ``DockQ`` module, or a one-line error when it is not installed."""
+    try:
+        from DockQ import DockQ
+    except ImportError:
+        raise SparkledockError(DOCKQ_HINT) from None
+    return DockQ
 
 
 def capri_class(fnat: float, irmsd: float, lrmsd: float) -> str:
@@ -63,8 +77,7 @@ def evaluate(
     Raises:
         InputFileError: a missing or unreadable file, or no interface in common.
     """
-    from DockQ import DockQ
-
+    DockQ = require_dockq()
     _clear_dockq_caches(DockQ)
     for path in (model, reference):
         if not Path(path).is_file():

@@ -1,72 +1,347 @@
-"""The docking report: one self-contained HTML page with the top models and three plots."""
+"""The docking report: one self-contained HTML page that opens offline.
+
+Sections: the run (parameters and provenance from run.json), a summary line (with a reference:
+acceptable or better in the top 1 / 5 / 10), an interactive 3D view of the top models on the
+receptor (3Dmol.js, bundled in the package and inlined: no network needed), the ranked models
+(score, cluster size, restraint satisfaction and, with a reference, fnat / iRMSD / LRMSD /
+DockQ / CAPRI for every ranked model), the clusters (size, best and mean score,
+representative), and plots drawn as inline SVG: score per GSO step, each swarm's final best
+score (convergence per swarm), cluster populations and, with a reference, score against DockQ
+over every ranked model. No plotting library is needed.
+"""
 
 from __future__ import annotations
 
-import base64
 import html
-import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from ..fileutil import atomic_write_text
 
+#: ligand colours in the viewer and the plots, best model first
+COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd",
+           "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"]  # fmt: skip
+#: rows of the ranked-model and cluster tables shown (all are in ranking.csv)
+TABLE_ROWS = 200
+ACCEPTABLE = 0.23
 
-def _png(figure) -> str:
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
-    return base64.b64encode(buffer.getvalue()).decode()
+
+@dataclass(frozen=True)
+class Cluster:
+    """One cluster of a swarm's final glowworms."""
+
+    swarm: int
+    representative: int
+    size: int
+    best: float
+    mean: float
+
+
+def viewer_script() -> str:
+    """3Dmol.js (BSD-3-Clause, bundled: ``data/viewer``)."""
+    return (resources.files("sparkledock") / "data" / "viewer" / "3Dmol-min.js").read_text()
+
+
+def _esc(value: Any) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def _js(value: Any) -> str:
+    """A value as a JavaScript literal that is safe inside a <script> element."""
+    return json.dumps(value).replace("</", "<\\/")
+
+
+def _table(rows: Sequence[dict[str, Any]], columns: Sequence[str], cls: str = "") -> str:
+    head = "".join(f"<th>{_esc(c)}</th>" for c in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_esc(r.get(c, ''))}</td>" for c in columns) + "</tr>" for r in rows
+    )
+    return f"<table class='{cls}'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+# --- inline SVG plots ------------------------------------------------------------------------
+
+W, H, PAD = 560, 300, 48
+
+
+def _scale(values: Sequence[float], lo_px: float, hi_px: float):
+    lo, hi = (min(values), max(values)) if values else (0.0, 1.0)
+    if hi == lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    return (lambda v: lo_px + (v - lo) / (hi - lo) * (hi_px - lo_px)), lo, hi
+
+
+def _axes(xlabel: str, ylabel: str, xr: tuple[float, float], yr: tuple[float, float]) -> str:
+    x0, x1, y0, y1 = PAD, W - 10, H - PAD + 10, 10
+    parts = [
+        f"<line x1='{x0}' y1='{y0}' x2='{x1}' y2='{y0}' stroke='#333'/>",
+        f"<line x1='{x0}' y1='{y0}' x2='{x0}' y2='{y1}' stroke='#333'/>",
+        f"<text x='{(x0 + x1) / 2}' y='{H - 6}' text-anchor='middle'>{_esc(xlabel)}</text>",
+        f"<text x='12' y='{(y0 + y1) / 2}' text-anchor='middle' "
+        f"transform='rotate(-90 12 {(y0 + y1) / 2})'>{_esc(ylabel)}</text>",
+        f"<text x='{x0}' y='{y0 + 16}' text-anchor='middle'>{xr[0]:.3g}</text>",
+        f"<text x='{x1}' y='{y0 + 16}' text-anchor='end'>{xr[1]:.3g}</text>",
+        f"<text x='{x0 - 4}' y='{y0}' text-anchor='end'>{yr[0]:.3g}</text>",
+        f"<text x='{x0 - 4}' y='{y1 + 10}' text-anchor='end'>{yr[1]:.3g}</text>",
+    ]
+    return "".join(parts)
+
+
+def _svg(title: str, inner: str) -> str:
+    return (
+        f"<figure><figcaption>{_esc(title)}</figcaption><svg class='plot' viewBox='0 0 {W} {H}' "
+        f"width='{W}' height='{H}' font-size='11' font-family='sans-serif'>{inner}</svg></figure>"
+    )
+
+
+def line_plot(title: str, x: Sequence[float], series: dict[str, Sequence[float]], xlabel: str,
+              ylabel: str) -> str:  # fmt: skip
+    """Lines over a shared x (score per step)."""
+    every = [v for s in series.values() for v in s]
+    fx, xlo, xhi = _scale(list(x), PAD, W - 10)
+    fy, ylo, yhi = _scale(every, H - PAD + 10, 10)
+    inner = _axes(xlabel, ylabel, (xlo, xhi), (ylo, yhi))
+    for k, (name, ys) in enumerate(series.items()):
+        points = " ".join(f"{fx(a):.1f},{fy(b):.1f}" for a, b in zip(x, ys, strict=True))
+        colour = COLOURS[k % len(COLOURS)]
+        inner += f"<polyline fill='none' stroke='{colour}' stroke-width='1.5' points='{points}'/>"
+        inner += f"<text x='{W - 14}' y='{24 + 14 * k}' text-anchor='end' fill='{colour}'>"
+        inner += f"{_esc(name)}</text>"
+    return _svg(title, inner)
+
+
+def scatter_plot(title: str, x: Sequence[float], y: Sequence[float], xlabel: str, ylabel: str,
+                 highlight: int = 0, hline: float | None = None) -> str:  # fmt: skip
+    """Points; the first ``highlight`` drawn in the top models' colours."""
+    fx, xlo, xhi = _scale(list(x), PAD, W - 10)
+    fy, ylo, yhi = _scale([*y, *([hline] if hline is not None else [])], H - PAD + 10, 10)
+    inner = _axes(xlabel, ylabel, (xlo, xhi), (ylo, yhi))
+    if hline is not None:
+        inner += (
+            f"<line x1='{PAD}' x2='{W - 10}' y1='{fy(hline):.1f}' y2='{fy(hline):.1f}' "
+            "stroke='#999' stroke-dasharray='4 3'/>"
+        )
+    order = list(range(len(x)))[::-1]  # the best drawn last, on top
+    for i in order:
+        top = i < highlight
+        colour = COLOURS[i % len(COLOURS)] if top else "#4c72b0"
+        radius = 4 if top else 2.2
+        inner += (
+            f"<circle cx='{fx(x[i]):.1f}' cy='{fy(y[i]):.1f}' r='{radius}' fill='{colour}' "
+            f"fill-opacity='{0.95 if top else 0.5}'/>"
+        )
+    return _svg(title, inner)
+
+
+def histogram(title: str, values: Sequence[int], xlabel: str, ylabel: str) -> str:
+    """Counts of integer values (cluster sizes)."""
+    values = list(values) or [0]
+    top = max(values)
+    counts = [0] * (top + 1)
+    for v in values:
+        counts[v] += 1
+    fx, _, _ = _scale([0.5, top + 0.5], PAD, W - 10)
+    fy, ylo, yhi = _scale([0, max(counts)], H - PAD + 10, 10)
+    inner = _axes(xlabel, ylabel, (0.5, top + 0.5), (ylo, yhi))
+    width = max(1.0, fx(1.5) - fx(0.5) - 1)
+    for v, c in enumerate(counts):
+        if c:
+            inner += (
+                f"<rect x='{fx(v - 0.5):.1f}' y='{fy(c):.1f}' width='{width:.1f}' "
+                f"height='{fy(0) - fy(c):.1f}' fill='#4c72b0'/>"
+            )
+    return _svg(title, inner)
+
+
+# --- the page ---------------------------------------------------------------------------------
+
+STYLE = """
+body{font-family:sans-serif;margin:1.5em;max-width:1200px;color:#222}
+table{border-collapse:collapse;font-size:12px;margin:0.5em 0}
+th,td{border:1px solid #ccc;padding:2px 6px;text-align:right}
+th{background:#f0f0f0}
+.scroll{max-height:420px;overflow:auto;display:inline-block}
+#viewer{width:100%;height:540px;position:relative;border:1px solid #ccc}
+figure{display:inline-block;margin:0.5em}
+.summary{font-size:1.15em;background:#f6f6ff;padding:0.6em;border-left:4px solid #1f77b4}
+code{font-size:11px}
+"""
+
+
+def success_line(rows: Sequence[dict[str, Any]]) -> str:
+    """``acceptable or better in the top 1 / 5 / 10: yes / no / yes`` (DockQ ≥ 0.23)."""
+    marks = []
+    for n in (1, 5, 10):
+        hits = [r for r in rows[:n] if isinstance(r.get("DockQ"), (int, float))]
+        marks.append("yes" if any(r["DockQ"] >= ACCEPTABLE for r in hits) else "no")
+    return "acceptable or better in the top 1 / 5 / 10: " + " / ".join(marks)
+
+
+def _viewer(receptor_pdb: str, ligand_pdbs: Sequence[str]) -> str:
+    boxes = "".join(
+        f"<label style='color:{COLOURS[i % len(COLOURS)]}'><input type='checkbox' checked "
+        f"onchange='sdToggle({i}, this.checked)'> top {i + 1}</label> "
+        for i in range(len(ligand_pdbs))
+    )
+    return (
+        "<div id='viewer'></div><p>" + boxes + "<label><input type='checkbox' "
+        "onchange='sdSurface(this.checked)'> receptor surface</label></p>"
+        f"<script>{viewer_script()}</script>"
+        "<script>"
+        f"const sdReceptor={_js(receptor_pdb)};const sdLigands={_js(list(ligand_pdbs))};"
+        f"const sdColours={_js(COLOURS)};"
+        "const sdView=$3Dmol.createViewer('viewer',{backgroundColor:'white'});"
+        "const sdRec=sdView.addModel(sdReceptor,'pdb');"
+        "sdRec.setStyle({},{cartoon:{color:'lightgrey'}});"
+        "const sdModels=sdLigands.map((t,i)=>{const m=sdView.addModel(t,'pdb');"
+        "m.setStyle({},{cartoon:{color:sdColours[i%sdColours.length]}});return m;});"
+        "function sdToggle(i,on){sdModels[i].setStyle({},on?{cartoon:"
+        "{color:sdColours[i%sdColours.length]}}:{});sdView.render();}"
+        "let sdSurf=null;function sdSurface(on){if(on){sdSurf=sdView.addSurface("
+        "$3Dmol.SurfaceType.VDW,{opacity:0.6,color:'white'},{model:sdRec});}"
+        "else if(sdSurf!==null){sdView.removeSurface(sdSurf);sdSurf=null;}sdView.render();}"
+        "sdView.zoomTo();sdView.render();"
+        "document.getElementById('viewer').setAttribute('data-ready','yes');"
+        "</script>"
+    )
 
 
 def write_report(
-    out: Path, history, cluster_sizes, rows, reference: bool, scoring: str = "dfire"
+    out: Path,
+    history: Sequence[Sequence[float]],
+    clusters: Sequence[Cluster],
+    rows: Sequence[dict[str, Any]],
+    reference: bool,
+    scoring: str = "dfire",
+    *,
+    record: dict[str, Any] | None = None,
+    receptor_pdb: str = "",
+    ligand_pdbs: Sequence[str] = (),
+    swarm_best: dict[int, float] | None = None,
 ) -> None:
-    """``out/report.html``, self-contained: the top models' table, the score per GSO step
-    (best and mean), cluster populations and, with a reference, score against DockQ
-    (``scoring`` names the scoring function on the axes)."""
+    """Write ``out/report.html`` (module docstring). ``rows``: every ranked model as in
+    ranking.csv, best first; ``receptor_pdb``/``ligand_pdbs``: the receptor and the top models'
+    ligands as PDB text for the viewer; ``record``: run.json so far."""
+    record = record or {}
     label = f"{scoring.upper() if scoring.lower() in ('dfire', 'fastdfire') else scoring} score"
-    import matplotlib
+    parts = ["<h1>sparkledock docking report</h1>"]
+    top = rows[0] if rows else {}
+    summary = f"{len(rows)} ranked models; top model score {top.get('score', '–')}"
+    if reference and rows:
+        summary += f", DockQ {top.get('DockQ', '–')} ({top.get('CAPRI', '')}); " + success_line(
+            rows
+        )
+    parts.append(f"<p class='summary'>{_esc(summary)}</p>")
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    images = []
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    steps = [h[0] for h in history]
-    ax.plot(steps, [h[1] for h in history], label="best")
-    ax.plot(steps, [h[2] for h in history], label="mean")
-    ax.set_xlabel("GSO step")
-    ax.set_ylabel(label)
-    ax.legend()
-    images.append(("Score per step", _png(fig)))
-    plt.close(fig)
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.hist(cluster_sizes, bins=max(1, min(30, max(cluster_sizes))))
-    ax.set_xlabel("glowworms per cluster")
-    ax.set_ylabel("clusters")
-    images.append(("Cluster populations", _png(fig)))
-    plt.close(fig)
-    if reference:
-        fig, ax = plt.subplots(figsize=(6, 3.5))
-        ax.scatter([r["score"] for r in rows], [r["DockQ"] for r in rows])
-        ax.set_xlabel(label)
-        ax.set_ylabel("DockQ")
-        images.append(("Score against DockQ (top models)", _png(fig)))
-        plt.close(fig)
-    head = list(rows[0].keys()) if rows else []
-    table = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(str(r[k]))}</td>" for k in head) + "</tr>" for r in rows
-    )
-    body = "".join(f"<h2>{t}</h2><img src='data:image/png;base64,{b}'/>" for t, b in images)
-    atomic_write_text(
-        out / "report.html",
-        (
-            "<!doctype html><html><head><meta charset='utf-8'><title>sparkledock report</title>"
-            "</head><body><h1>sparkledock docking report</h1><h2>Top models</h2><table border=1>"
-            "<tr>"
-            + "".join(f"<th>{k}</th>" for k in head)
-            + "</tr>"
-            + table
-            + "</table>"
-            + body
-            + "</body></html>\n"
+    # the run: parameters and provenance
+    inputs = record.get("inputs", {})
+    provenance = [
+        {"what": "sparkledock", "value": record.get("sparkledock_version", "")},
+        {"what": "command", "value": " ".join(record.get("command", []))},
+        {"what": "started", "value": record.get("started", "")},
+        {"what": "engine", "value": record.get("engine", "")},
+        *(
+            {"what": name, "value": f"{f['path']} (sha256 {f['sha256'][:16]}…)"}
+            for name, f in inputs.items()
+            if f
         ),
+    ]
+    options = [{"option": k, "value": v} for k, v in (record.get("options") or {}).items()]
+    stages = [{"stage": s["name"], "seconds": s["seconds"]} for s in record.get("stages", [])]
+    parts.append("<h2>Run</h2>")
+    parts.append("<div>" + _table(provenance, ["what", "value"]) + "</div>")
+    parts.append(
+        "<div style='display:flex;gap:2em'>"
+        + _table(options, ["option", "value"])
+        + _table(stages, ["stage", "seconds"])
+        + "</div>"
     )
+
+    # 3D view
+    if receptor_pdb and ligand_pdbs:
+        parts.append("<h2>Top models on the receptor</h2>")
+        parts.append(_viewer(receptor_pdb, ligand_pdbs))
+
+    # ranked models
+    if rows:
+        skip = {"pose"}
+        columns = [c for c in rows[0] if c not in skip]
+        more = (
+            f" (first {TABLE_ROWS} of {len(rows)}; all in ranking.csv)"
+            if len(rows) > TABLE_ROWS
+            else ""
+        )
+        parts.append(f"<h2>Ranked models{more}</h2>")
+        parts.append(
+            "<div class='scroll'>" + _table(rows[:TABLE_ROWS], columns, "ranked") + "</div>"
+        )
+
+    # clusters
+    if clusters:
+        ranked = sorted(clusters, key=lambda c: -c.best)
+        shown = [
+            {
+                "swarm": c.swarm,
+                "representative": c.representative,
+                "size": c.size,
+                "best score": round(c.best, 3),
+                "mean score": round(c.mean, 3),
+            }
+            for c in ranked[:TABLE_ROWS]
+        ]
+        more = f" (best {TABLE_ROWS} of {len(clusters)})" if len(clusters) > TABLE_ROWS else ""
+        parts.append(f"<h2>Clusters{more}</h2>")
+        columns = ["swarm", "representative", "size", "best score", "mean score"]
+        parts.append("<div class='scroll'>" + _table(shown, columns, "clusters") + "</div>")
+
+    # plots
+    parts.append("<h2>Plots</h2>")
+    if history:
+        steps = [h[0] for h in history]
+        parts.append(
+            line_plot(
+                "Score per step (all swarms)",
+                steps,
+                {"best": [h[1] for h in history], "mean": [h[2] for h in history]},
+                "GSO step",
+                label,
+            )
+        )
+    if swarm_best:
+        ids = sorted(swarm_best)
+        parts.append(
+            scatter_plot(
+                "Convergence per swarm: each swarm's best final score",
+                ids,
+                [swarm_best[i] for i in ids],
+                "swarm",
+                label,
+            )
+        )
+    parts.append(
+        histogram(
+            "Cluster populations", [c.size for c in clusters], "glowworms per cluster", "clusters"
+        )
+    )
+    scored = [r for r in rows if isinstance(r.get("DockQ"), (int, float))]
+    if reference and scored:
+        parts.append(
+            scatter_plot(
+                f"Score against DockQ ({len(scored)} ranked models; top models coloured)",
+                [r["score"] for r in scored],
+                [r["DockQ"] for r in scored],
+                label,
+                "DockQ",
+                highlight=min(len(ligand_pdbs), len(scored)),
+                hline=ACCEPTABLE,
+            )
+        )
+    page = (
+        "<!doctype html><html><head><meta charset='utf-8'><title>sparkledock report</title>"
+        f"<style>{STYLE}</style></head><body>" + "".join(parts) + "</body></html>\n"
+    )
+    atomic_write_text(out / "report.html", page)

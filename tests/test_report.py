@@ -1,0 +1,102 @@
+"""The report: self-contained (the bundled viewer inlined, nothing fetched), every section,
+and drawn in a real headless browser (Chromium, where installed; CI requires it with
+SPARKLEDOCK_REQUIRE_BROWSER=1). A missing evaluation extra is one line."""
+
+from __future__ import annotations
+
+import builtins
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import BENCH
+from sparkledock.analysis.report import Cluster, histogram, scatter_plot, success_line
+from sparkledock.cli import main
+from sparkledock.errors import SparkledockError
+
+SRC = BENCH / "2X9A"
+
+
+@pytest.fixture(scope="module")
+def docked(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report") / "out"
+    argv = ["dock", str(SRC / "2X9A_r_u.pdb"), str(SRC / "2X9A_l_u.pdb"), "-o", str(out)]
+    argv += ["-r", str(SRC / "restraints.list"), "--reference", str(SRC / "2X9A_target.pdb")]
+    assert main([*argv, "--steps", "4", "-g", "20", "-s", "12", "--top", "3", "--quiet"]) == 0
+    return out
+
+
+def browser() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    if os.environ.get("SPARKLEDOCK_REQUIRE_BROWSER") == "1":
+        pytest.fail("SPARKLEDOCK_REQUIRE_BROWSER=1 but no Chromium is installed")
+    return None
+
+
+def test_report_is_self_contained_with_every_section(docked):
+    page = (docked / "report.html").read_text()
+    assert not re.search(r"""(src|href)=["']?https?:""", page)  # nothing fetched
+    assert "$3Dmol.createViewer" in page and "3Dmol" in page
+    for section in ("Run", "Top models on the receptor", "Ranked models", "Clusters", "Plots"):
+        assert f"<h2>{section}" in page, section
+    assert page.count("<svg class='plot'") == 4
+    assert "sha256" in page and "2X9A_r_u.pdb" in page  # provenance
+    for column in ("cluster_size", "restraints", "fnat", "iRMSD", "LRMSD", "DockQ", "CAPRI"):
+        assert f"<th>{column}</th>" in page
+
+
+def test_report_draws_in_a_headless_browser(docked, tmp_path):
+    exe = browser()
+    if exe is None:
+        pytest.skip("no Chromium here")
+    flags = [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--use-gl=swiftshader"]
+    flags += ["--enable-unsafe-swiftshader", "--virtual-time-budget=8000"]
+    url = (docked / "report.html").as_uri()
+    dom = subprocess.run(
+        [*flags, "--dump-dom", url], capture_output=True, text=True, timeout=120
+    ).stdout
+    # the viewer's script ran to its end and 3Dmol made its WebGL canvas
+    assert 'data-ready="yes"' in dom and "<canvas" in dom
+    shot = tmp_path / "report.png"
+    subprocess.run(
+        [*flags, "--window-size=1200,2400", f"--screenshot={shot}", url],
+        capture_output=True,
+        timeout=120,
+    )
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+
+
+def test_plots_and_summary_on_synthetic_data():
+    rows = [{"DockQ": 0.1}, {"DockQ": 0.05}, {"DockQ": 0.3}]
+    assert success_line(rows) == "acceptable or better in the top 1 / 5 / 10: no / yes / yes"
+    assert success_line([{"DockQ": ""}]).endswith("no / no / no")
+    svg = scatter_plot("t", [1.0, 2.0, 3.0], [0.1, 0.5, 0.9], "x", "y", highlight=1, hline=0.23)
+    assert svg.count("<circle") == 3 and "stroke-dasharray" in svg
+    sizes = [c.size for c in (Cluster(0, 1, 3, 2.0, 1.0), Cluster(0, 2, 1, 1.0, 1.0))]
+    assert histogram("h", sizes, "x", "y").count("<rect") == 2  # sizes 1 and 3
+
+
+def test_a_missing_evaluation_extra_is_one_line(monkeypatch, tmp_path, capsys):
+    real_import = builtins.__import__
+
+    def no_dockq(name, *args, **kwargs):
+        if name.split(".")[0] == "DockQ":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_dockq)
+    from sparkledock.analysis.evaluate import require_dockq
+
+    with pytest.raises(SparkledockError, match=r"sparkledock\[evaluate\]"):
+        require_dockq()
+    argv = ["dock", str(SRC / "2X9A_r_u.pdb"), str(SRC / "2X9A_l_u.pdb")]
+    argv += ["-o", str(tmp_path / "out"), "--reference", str(SRC / "2X9A_target.pdb")]
+    assert main(argv) == 1
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "sparkledock[evaluate]" in err
+    assert not (tmp_path / "out").exists()  # refused before any work
