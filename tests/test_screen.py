@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 
 import pytest
 
@@ -36,6 +37,12 @@ def test_screen_two_pairs_and_resume(tmp_path, capsys):
     for r in rows:
         assert (out / r["best_model"]).is_file() and int(r["solutions"]) > 0
         assert (out / r["name"] / "report.html").is_file()
+        record = json.loads((out / r["name"] / "run.json").read_text())
+        assert record["kind"] == "screen pair" and record["status"] == "done"
+        assert "cluster" in [s["name"] for s in record["stages"]]
+    record = json.loads((out / "run.json").read_text())
+    assert [s["name"] for s in record["stages"]] == ["setups", "run", "analyses"]
+    assert record["result"]["pairs"] == 2 and record["inputs"]["pairs"]["sha256"]
     before = (out / "free" / "setup" / "swarm_0" / "gso_2.out").stat().st_mtime_ns
     capsys.readouterr()
     assert main(args) == 0  # resumes: nothing is recomputed

@@ -246,7 +246,7 @@ def dock(
     out = Path(out)
     parallel = comm is not None and comm.Get_size() > 1
     lead = not parallel or comm.Get_rank() == 0
-    runrec = RunRecord(out, "dock", options=options, engine=_engine_name(options))
+    runrec = RunRecord(out, "dock", options=options, engine=engine_name(options))
     with contextlib.ExitStack() as stack:
         key = ""
         record: Any = {}
@@ -363,7 +363,7 @@ def _remarks(best: list) -> list[list[str]]:
     ]
 
 
-def _engine_name(options: DockOptions) -> str:
+def engine_name(options: DockOptions) -> str:
     engine = options.engine
     if engine is None:
         return "numba (CPU)"

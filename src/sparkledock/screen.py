@@ -21,11 +21,12 @@ from typing import Any
 import numpy as np
 
 from .backend import Engine
-from .docking import DockOptions, analyse, check_options, prepare_dock_setup
+from .docking import DockOptions, analyse, check_options, engine_name, prepare_dock_setup
 from .driver import RunOptions, run_setups
 from .errors import InputFileError, SparkledockError, SparkledockWarning
 from .fileutil import atomic_write_text, check_output_folder, folder_lock, read_text_input
 from .io.setupdir import SetupDir
+from .runlog import RunRecord, file_record, untimed
 
 REQUIRED = ("name", "receptor", "ligand")
 
@@ -107,12 +108,84 @@ def screen(
     with contextlib.ExitStack() as stack:
         if rank == 0:  # one process (job) at a time per screen folder
             stack.enter_context(folder_lock(out))
-        return _screen(pairs, out, options, comm, rank, size)
+        runrec = RunRecord(out, "screen", options=options, engine=engine_name(options))
+        runrec.inputs = {"pairs": file_record(pairs_file)}
+        summary = _screen(pairs, out, options, comm, rank, size, runrec)
+        if rank == 0:
+            runrec.finish(pairs=len(pairs), summary="summary.csv")
+        return summary
 
 
 def _screen(
-    pairs: list[Pair], out: Path, options: DockOptions, comm: Any, rank: int, size: int
+    pairs: list[Pair],
+    out: Path,
+    options: DockOptions,
+    comm: Any,
+    rank: int,
+    size: int,
+    runrec: RunRecord,
 ) -> Path | None:
+    stage = runrec.stage if rank == 0 else untimed
+    with stage("setups", f"{len(pairs)} pairs"):
+        _setups(pairs, out, options, comm, rank, size)
+    setups = [out / p.name / "setup" for p in pairs]
+    run_options = RunOptions(
+        engine=options.engine or Engine(), threads=options.threads, quiet=options.quiet
+    )
+    with stage("run", f"{len(pairs)} pairs, {options.steps} steps"):
+        results = run_setups(
+            setups,
+            options.steps,
+            run_options,
+            scoring=options.scoring,
+            seed=options.seed,
+            scoring_mode=options.scoring_mode,
+            comm=comm,
+        )
+    rows = []
+    with stage("analyses", "cluster, rank, filter, models, report per pair"):
+        for i, pair in enumerate(pairs):  # analyses, shared out round-robin
+            if i % size != rank:
+                continue
+            ranking = out / pair.name / "ranking.csv"
+            if not ranking.is_file():
+                quiet = replace(options, quiet=True)
+                pair_record = RunRecord(
+                    out / pair.name, "screen pair", options=quiet, engine=runrec.engine
+                )
+                files = {"receptor": pair.receptor, "ligand": pair.ligand}
+                files["restraints"] = pair.restraints
+                pair_record.inputs = {k: file_record(v) for k, v in files.items() if v}
+                analyse(
+                    out / pair.name,
+                    setups[i],
+                    pair.restraints,
+                    None,
+                    quiet,
+                    results[i].history,
+                    runrec=pair_record,
+                )
+                pair_record.finish()
+            rows.append(_summary_row(pair, out))
+    if comm is not None:
+        gathered = comm.gather(rows, root=0)
+        if rank != 0:
+            return None
+        rows = [r for part in gathered for r in part]
+    order = {p.name: i for i, p in enumerate(pairs)}
+    rows.sort(key=lambda r: order[r["name"]])
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    atomic_write_text(out / "summary.csv", buffer.getvalue())
+    return out / "summary.csv"
+
+
+def _setups(
+    pairs: list[Pair], out: Path, options: DockOptions, comm: Any, rank: int, size: int
+) -> None:
+    """Every pair's setup (shared out round-robin); a failure stops every rank."""
     error: SparkledockError | None = None
     for i, pair in enumerate(pairs):  # setups, shared out round-robin
         setup_dir = out / pair.name / "setup"
@@ -131,41 +204,6 @@ def _screen(
         error = errors[failed[0]]
         error.shared, error.echo = True, failed[0] != rank
         raise error
-    setups = [out / p.name / "setup" for p in pairs]
-    run_options = RunOptions(
-        engine=options.engine or Engine(), threads=options.threads, quiet=options.quiet
-    )
-    results = run_setups(
-        setups,
-        options.steps,
-        run_options,
-        scoring=options.scoring,
-        seed=options.seed,
-        scoring_mode=options.scoring_mode,
-        comm=comm,
-    )
-    rows = []
-    for i, pair in enumerate(pairs):  # analyses, shared out round-robin
-        if i % size != rank:
-            continue
-        ranking = out / pair.name / "ranking.csv"
-        if not ranking.is_file():
-            quiet = replace(options, quiet=True)
-            analyse(out / pair.name, setups[i], pair.restraints, None, quiet, results[i].history)
-        rows.append(_summary_row(pair, out))
-    if comm is not None:
-        gathered = comm.gather(rows, root=0)
-        if rank != 0:
-            return None
-        rows = [r for part in gathered for r in part]
-    order = {p.name: i for i, p in enumerate(pairs)}
-    rows.sort(key=lambda r: order[r["name"]])
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    atomic_write_text(out / "summary.csv", buffer.getvalue())
-    return out / "summary.csv"
 
 
 def _summary_row(pair: Pair, out: Path) -> dict[str, Any]:
