@@ -64,14 +64,19 @@ def _find_setup(explicit: str | None, *near: Path) -> Path:
     raise InputFileError("no setup.json here nor beside the inputs (give --setup setup.json)")
 
 
-def _check_structures(setup: DockingSetup, receptor: str, ligand: str) -> None:
+def _check_structures(
+    setup: DockingSetup, receptor: str, ligand: str, parsed_names: bool = False
+) -> None:
     """LightDock's tools read ``lightdock_<name>`` beside each named structure; sparkledock
-    reads the setup's. Refuse names that are not the setup's, rather than mixing files."""
+    reads the setup's. Refuse names that are not the setup's, rather than mixing files
+    (``parsed_names``: the parsed ``lightdock_<name>`` is accepted too, for the tools that
+    LightDock gives the parsed files)."""
     config, setup_dir = setup.config, setup.path
     for given, key in ((receptor, "receptor_pdb"), (ligand, "ligand_pdb")):
         if not Path(given).exists():
             raise InputFileError(f"{given}: no such file")
-        if Path(given).name != Path(config[key]).name:
+        name, expected = Path(given).name, Path(config[key]).name
+        if name != expected and not (parsed_names and name == f"lightdock_{expected}"):
             raise InputFileError(
                 f"{given}: the setup in {setup_dir} docks {config[key]} as its {key.split('_')[0]}"
             )

@@ -149,19 +149,13 @@ def _docking_setup(setup_file: str, receptor: str, ligand: str) -> DockingSetup:
     structures (given by their own names or their parsed ``lightdock_`` names)."""
     from .analysis.models import with_file_atoms
     from .io.lightdock import load_setup
+    from .lightdock_commands import _check_structures
 
     path = Path(setup_file)
     if not path.is_file():
         raise InputFileError(f"{path}: no such setup file")
     setup = load_setup(path.parent)
-    for given, key in ((receptor, "receptor_pdb"), (ligand, "ligand_pdb")):
-        name, expected = Path(given).name, Path(setup.config[key]).name
-        if not Path(given).is_file():
-            raise InputFileError(f"{given}: no such file")
-        if name not in (expected, f"lightdock_{expected}"):
-            raise InputFileError(
-                f"{given}: the setup in {setup.path} docks {expected} as its {key[:-4]}"
-            )
+    _check_structures(setup, receptor, ligand, parsed_names=True)
     return with_file_atoms(setup)
 
 
