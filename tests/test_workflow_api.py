@@ -4,6 +4,7 @@ result objects, equal to what the CLI writes."""
 from __future__ import annotations
 
 import csv
+import json
 
 import pytest
 
@@ -61,3 +62,20 @@ def test_setup_run_rank_evaluate(tmp_path):
     from sparkledock.setup.prepare import SetupOptions
 
     assert SetupOptions().glowworms == 200
+
+
+def test_setup_and_run_commands_leave_a_run_record(tmp_path, capsys):
+    from sparkledock.cli import main
+
+    out = tmp_path / "setup"
+    assert main(["setup", str(REC), str(LIG), "-o", str(out), "-s", "3", "-g", "8", "--anm"]) == 0
+    record = json.loads((out / "run.json").read_text())
+    assert record["kind"] == "setup" and record["status"] == "done"
+    assert record["result"] == {"swarms": 3, "glowworms": 8}
+    assert [s["name"] for s in record["stages"]] == ["setup"]
+    assert "sparkledock: setup: read and cleaned" in capsys.readouterr().err
+    assert main(["run", str(out), "2", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""  # --quiet: nothing but warnings
+    record = json.loads((out / "run.json").read_text())
+    assert record["kind"] == "run" and record["options"]["steps"] == 2
+    assert record["stages"][0]["name"] == "run" and record["engine"] == "numba cpu fp64"

@@ -238,21 +238,25 @@ def cmd_setup(args: argparse.Namespace) -> int:
         lightdock_poses=args.lightdock_poses,
         write_starting_positions=args.starting,
     )
+    from .runlog import LOGGER, RunRecord, file_record
+
+    runrec = RunRecord(Path(args.output), "setup", options=options)
+    files = {"receptor": args.receptor, "ligand": args.ligand, "restraints": args.restraints}
     with folder_lock(args.output):
-        out = prepare_setup(
-            args.receptor,
-            args.ligand,
-            args.output,
-            restraints=args.restraints,
-            options=options,
-            force=args.force,
-            progress=lambda line: print(f"sparkledock setup: {line}", file=sys.stderr),
-        )
+        runrec.inputs = {k: file_record(v) for k, v in files.items() if v is not None}
+        with runrec.stage("setup", f"{Path(args.receptor).name} + {Path(args.ligand).name}"):
+            out = prepare_setup(
+                args.receptor,
+                args.ligand,
+                args.output,
+                restraints=args.restraints,
+                options=options,
+                force=args.force,
+                progress=lambda line: LOGGER.info(f"setup: {line}"),
+            )
     config = json.loads(SetupDir(out).setup_json.read_text())
-    print(
-        f"sparkledock: setup in {out}: {config['swarms']} swarms × {args.glowworms} glowworms",
-        file=sys.stderr,
-    )
+    runrec.finish(swarms=config["swarms"], glowworms=config["glowworms"])
+    LOGGER.info(f"setup in {out}: {config['swarms']} swarms × {args.glowworms} glowworms")
     return 0
 
 
@@ -266,9 +270,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not SetupDir(root).setup_json.is_file():
         raise SparkledockError(f"{SetupDir(root).setup_json}: no such file (not a setup folder?)")
     with contextlib.ExitStack() as stack:
-        if comm is None or comm.Get_rank() == 0:  # one process at a time per setup folder
+        lead = comm is None or comm.Get_rank() == 0
+        if lead:  # one process at a time per setup folder
             stack.enter_context(folder_lock(root))
-        return _run(args, engine, comm)
+        from .runlog import RunRecord, untimed
+
+        name = f"{engine.backend} {engine.device} {engine.precision}"
+        runrec = RunRecord(root, "run", options=vars_of(args), engine=name)
+        with runrec.stage("run", f"{args.steps} steps") if lead else untimed("run"):
+            code = _run(args, engine, comm)
+        if lead:
+            runrec.finish()
+        return code
+
+
+def vars_of(args: argparse.Namespace) -> dict:
+    """A command's options as recorded in run.json (without the function it dispatches to)."""
+    return {k: v for k, v in vars(args).items() if k != "func"}
 
 
 def gso_params_of(args: argparse.Namespace):
@@ -602,6 +620,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("setup", help="prepare a LightDock-compatible setup from two structures")
     p.add_argument("receptor", help="receptor PDB or mmCIF")
     p.add_argument("ligand", help="ligand PDB or mmCIF")
+    add_logging_options(p)
     p.add_argument("-g", "--glowworms", type=int, default=200, help="glowworms per swarm")
     p.add_argument(
         "-s",
@@ -730,7 +749,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="LightDock's random stream: reproduce LightDock 0.9.4 trajectories",
     )
     p.add_argument("--threads", type=at_least(1), default=None, help="CPU threads (default: all)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_logging_options(p)
     p.add_argument(
         "--swarms-per-task",
         type=at_least(1),

@@ -7,7 +7,7 @@ report) announces itself when it starts and reports its duration when it ends. T
 everything, with times, to a file. ``run.json`` records the version, the full command, the
 options, the engine, each input file with its SHA-256, per-stage timings, peak memory and a
 summary of the result; it is rewritten as each stage ends, so a run that stops half-way
-leaves a record of how far it got.
+leaves a record of the stages it finished.
 """
 
 from __future__ import annotations
@@ -130,7 +130,8 @@ class RunRecord:
     def stage(self, name: str, what: str = "") -> Iterator[dict[str, Any]]:
         """Time one stage: a line when it starts and one with its duration when it ends.
         The stage's dict may be given a ``"summary"`` (one line: what it did), logged at its
-        end and kept in run.json; the stage is recorded even when it fails."""
+        end and kept in run.json. A stage that fails is not written (a failed command's folder
+        may be removed; a file there would keep it)."""
         LOGGER.info(f"{name}: {what}" if what else f"{name} ...")
         entry: dict[str, Any] = {"name": name}
         start = time.perf_counter()
@@ -143,10 +144,10 @@ class RunRecord:
             entry["seconds"] = round(time.perf_counter() - start, 3)
             self.stages.append(entry)
             summary = entry.get("summary")
-            if not entry.get("failed"):
+            if not entry.get("failed"):  # (a failed stage writes nothing: its folder may go)
                 tail = f": {summary}" if summary else " done"
                 LOGGER.info(f"{name}{tail} ({entry['seconds']:.1f} s)")
-            self.write()
+                self.write()
 
     def finish(self, **result: Any) -> None:
         """Record the result's summary and mark the run done."""
