@@ -110,7 +110,7 @@ def evaluate_folder(
     marks = ranking.landmarks(setup, poses, ranking.landmark_atoms(setup))
     features = {"score": scores[rep], "population": ranking.population(marks[rep], marks)}
     wanted = {need for m in methods for need in ranking.NEEDS[m]}
-    for function in sorted(wanted & {"cpydock", "pisa"}):
+    for function in sorted(wanted & set(ranking.RESCORED)):
         cache = out / f"rescored_{function}.npz"
         if cache.is_file() and len(np.load(cache)["scores"]) == len(rep):
             features[function] = np.load(cache)["scores"]
@@ -148,11 +148,13 @@ def evaluate_all(chosen: list[Path], args: argparse.Namespace) -> None:
     totals: dict[str, dict[int, int]] = {m: dict.fromkeys(EVAL_TOPS, 0) for m in methods}
     ceilings = [0, 0]
     done = 0
+    per_complex: list[dict[str, dict[str, bool]]] = []
     for folder in chosen:
         out = args.out / mode / folder.name
         if not (out / "accuracy.json").is_file():
             continue
         r = evaluate_folder(folder, out, args.steps, args.methods, args.reps_only)
+        per_complex.append(r["methods"])
         done += 1
         ceilings[0] += r["ceiling_representatives"]
         ceilings[1] += bool(r["ceiling_glowworms"])
@@ -169,11 +171,31 @@ def evaluate_all(chosen: list[Path], args: argparse.Namespace) -> None:
         row.append(" / ".join("yes" if published[n] else "–" for n in TOPS) if published else "–")
         print("| " + " | ".join(row) + " |", flush=True)
     print()
-    print(f"pool ceiling: {ceilings[0]} of {done} (representatives), {ceilings[1]} of {done} "
-          "(all final glowworms)")  # fmt: skip
+    every = f"{ceilings[1]} of {done}" if not args.reps_only else "not measured (--reps-only)"
+    print(f"pool ceiling: {ceilings[0]} of {done} (representatives), {every} (all final glowworms)")
     for m, counts in totals.items():
         shown = " / ".join(str(counts[n]) for n in EVAL_TOPS)
         print(f"{m}: top 1 / 5 / 10 / 100: {shown} of {done}")
+    if done > 1:
+        shown = " / ".join(str(n) for n in loo_selection(per_complex, methods))
+        print(f"method chosen without the complex (leave one out): {shown} of {done}")
+
+
+def loo_selection(per_complex: list[dict[str, dict[str, bool]]], methods: list[str]) -> list[int]:
+    """Success at each of EVAL_TOPS when, for every complex, the method is the one that did
+    best on all the *other* complexes (most top-10 successes, then top 1, 5, 100; ties to the
+    first listed): what picking the best method on these complexes is worth on a new one."""
+
+    def merit(m: str, rows: list[dict[str, dict[str, bool]]]) -> tuple[int, ...]:
+        return tuple(sum(r[m][str(n)] for r in rows) for n in (10, 1, 5, 100))
+
+    totals = [0] * len(EVAL_TOPS)
+    for i, held in enumerate(per_complex):
+        rest = per_complex[:i] + per_complex[i + 1 :]
+        best = max(methods, key=lambda m: (merit(m, rest), -methods.index(m)))
+        for j, n in enumerate(EVAL_TOPS):
+            totals[j] += held[best][str(n)]
+    return totals
 
 
 def main() -> None:

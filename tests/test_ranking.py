@@ -170,3 +170,105 @@ def test_an_unknown_ranking_method_is_a_one_line_error(tmp_path, capsys):
     assert main([*argv, "--rank-method", "nosuch"]) == 1
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "--rank-method 'nosuch': no such ranking" in err
+
+
+def test_soft_rankings_order_is_documented():
+    """``soft`` orders by dfire_soft; ``soft_tobi`` by the sum of the two ranks, ties by the
+    DFIRE score, then by position."""
+    features = {
+        "score": np.array([5.0, 9.0, 7.0, 8.0]),
+        "dfire_soft": np.array([6.0, 9.0, 12.0, 10.0]),
+        "tobi": np.array([3.0, 1.0, 0.0, 2.0]),
+    }
+    assert ranking.order("soft", features).tolist() == [2, 3, 1, 0]
+    # dfire_soft ranks 3, 2, 0, 1 and TOBI ranks 0, 2, 3, 1: sums 3, 4, 3, 2
+    assert ranking.order("soft_tobi", features).tolist() == [3, 2, 0, 1]
+    with pytest.raises(ValueError, match="needs tobi"):
+        ranking.order("soft_tobi", {"score": features["score"], "dfire_soft": features["tobi"]})
+
+
+def test_the_default_ranking_follows_restraints_and_the_search_function():
+    assert ranking.default_method(restrained=False) == ranking.BLIND_DEFAULT == "soft_tobi"
+    assert ranking.default_method(restrained=False, scoring="fastdfire") == "soft_tobi"
+    assert ranking.default_method(restrained=True) == "dfire"
+    assert ranking.default_method(restrained=False, scoring="pisa") == "dfire"
+
+
+def test_clash_tolerant_table_forgives_side_chain_clashes_only():
+    from sparkledock.scoring.dfire.model import (
+        ATOM_TYPE,
+        CLASH_CAP,
+        clash_tolerant_table,
+        padded_table,
+    )
+
+    table = padded_table()
+    soft = clash_tolerant_table(table)
+    changed = soft != table
+    assert (table[changed] == CLASH_CAP).all() and (soft[changed] == 0.0).all()
+    ca, o = ATOM_TYPE[("ALA", "CA")], ATOM_TYPE[("GLY", "O")]
+    cb, nz = ATOM_TYPE[("ALA", "CB")], ATOM_TYPE[("LYS", "NZ")]
+    assert table[ca, o, 0] == CLASH_CAP and soft[ca, o, 0] == CLASH_CAP  # backbone pair kept
+    for a, b in ((cb, nz), (ca, nz), (nz, o)):  # any pair with a side-chain atom forgiven
+        assert table[a, b, 0] == CLASH_CAP and soft[a, b, 0] == 0.0
+    assert changed.sum() > 0.5 * (table == CLASH_CAP).sum()
+
+
+def test_dfire_soft_adds_back_what_each_forgiven_clash_cost(setups):
+    """dfire_soft − dfire = 0.157 per forgiven pair (10 energy units × 0.0157), counted here
+    with the NumPy oracle over the clash-tolerant and the original table; numba equals it."""
+    from sparkledock.scoring import get_scoring
+    from sparkledock.scoring.dfire.model import ENERGY_SCALE
+
+    setup = setups("2X9A")
+    poses = golden("2X9A")[0][:24]
+    hard, soft = get_scoring("dfire"), get_scoring("dfire_soft")
+    model = soft.prepare(setup.receptor, setup.ligand)
+    s_numba = soft.score(model, poses)
+    s_numpy = soft.score(model, poses, backend="numpy")
+    np.testing.assert_array_equal(s_numba, s_numpy)
+    d = hard.score(hard.prepare(setup.receptor, setup.ligand), poses)
+    gained = (s_numba - d) / (10.0 * ENERGY_SCALE)
+    assert (gained >= -1e-9).all() and gained.max() > 0.5
+    np.testing.assert_allclose(gained, np.round(gained), atol=1e-6)  # whole pairs
+
+
+def test_rigid_only_rescoring_drops_the_normal_mode_extents(setups):
+    """TOBI has no normal-mode support (as in LightDock): the ranking re-scores the rigid-body
+    part of each pose on the partners as given."""
+    from sparkledock.scoring import get_scoring
+
+    setup = setups("2X9A")
+    assert setup.receptor.n_modes and setup.ligand.n_modes
+    poses = golden("2X9A")[0][:8]
+    tobi = get_scoring("tobi")
+    rigid = tobi.prepare(setup.receptor.without_modes(), setup.ligand.without_modes())
+    expected = tobi.score(rigid, np.ascontiguousarray(poses[:, :7]))
+    np.testing.assert_array_equal(ranking.rescore(setup, poses, "tobi"), expected)
+    moved = poses.copy()
+    moved[:, 7:] += 1.0  # extents do not count
+    np.testing.assert_array_equal(ranking.rescore(setup, moved, "tobi"), expected)
+
+
+def test_blind_dock_ranks_by_the_blind_default_and_says_so(tmp_path):
+    """Without restraints and without --rank-method, ``dock`` ranks by soft_tobi: ranking.csv
+    is rerank(..., "soft_tobi") of the same representatives, and run.json records it."""
+    import csv
+    import json
+
+    from sparkledock.analysis.rank import chosen_glowworms
+    from sparkledock.io.lightdock import load_setup
+
+    out = _blind_dock(tmp_path)
+    rows = list(csv.DictReader((out / "ranking.csv").open()))
+    setup = load_setup(out / "setup")
+    chosen = chosen_glowworms(out / "setup", list(range(6)), 4)
+    expected = ranking.rerank(setup, chosen, "soft_tobi")
+    assert [(int(r["swarm"]), int(r["glowworm"])) for r in rows] == [
+        (r.swarm, r.glowworm) for r in expected
+    ]
+    assert [(r.swarm, r.glowworm) for r in expected] != [
+        (r.swarm, r.glowworm) for r in ranking.rerank(setup, chosen, "dfire")
+    ]
+    record = json.loads((out / "run.json").read_text())
+    assert record["options"]["rank_method"] == "soft_tobi"

@@ -139,9 +139,14 @@ def add_rank_options(p: argparse.ArgumentParser, flag: str) -> None:
     p.add_argument(
         flag,
         dest="method" if flag == "--method" else "rank_method",
-        default="dfire",
-        help=f"how to rank the representatives: {', '.join(NEEDS)} (default: dfire, by score "
-        "as LightDock; rank_by_scoring.list is always by score)",
+        default="dfire" if flag == "--method" else None,
+        help=f"how to rank the representatives: {', '.join(NEEDS)} (default: "
+        + (
+            "dfire, by score as LightDock"
+            if flag == "--method"
+            else "soft_tobi without restraints, dfire (by score, as LightDock) with them"
+        )
+        + "; rank_by_scoring.list is always by score)",
     )
     p.add_argument(
         "--diverse",
@@ -446,7 +451,7 @@ def dock_options(args: argparse.Namespace, **fixed: int) -> DockOptions:
     chosen["map_modified"] = not getattr(args, "no_map_modified", False)
     chosen["scoring"] = args.scoring
     chosen["scoring_mode"] = args.scoring_mode
-    chosen["rank_method"] = getattr(args, "rank_method", "dfire")
+    chosen["rank_method"] = getattr(args, "rank_method", None)
     chosen["diverse"] = getattr(args, "diverse", False)
     chosen["membrane"] = getattr(args, "membrane", False)
     chosen["transmembrane"] = getattr(args, "transmembrane", False)

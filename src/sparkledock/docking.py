@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import dataclasses
 import hashlib
 import io
 import json
@@ -20,7 +21,7 @@ from .analysis.cluster import cluster_glowworms, format_cluster_repr
 from .analysis.filter import satisfaction
 from .analysis.models import write_models
 from .analysis.rank import rank_glowworms, write_ranking
-from .analysis.ranking import NEEDS, rerank
+from .analysis.ranking import NEEDS, default_method, rerank
 from .analysis.report import Cluster, write_report
 from .backend import Engine
 from .driver import run_simulation
@@ -58,8 +59,9 @@ class DockOptions:
     #: ``exact`` or ``fast`` (the search on the fast path, final glowworms re-scored exactly)
     scoring_mode: str = "exact"
     #: how the representatives are ranked (:data:`sparkledock.analysis.ranking.NEEDS`;
-    #: ``dfire``: by score, LightDock's), and whether near-duplicates move back
-    rank_method: str = "dfire"
+    #: ``dfire``: by score, LightDock's; None: :func:`~sparkledock.analysis.ranking.
+    #: default_method`, by the presence of restraints), and whether near-duplicates move back
+    rank_method: str | None = None
     diverse: bool = False
     #: swarms only above the receptor's membrane beads, or between its two layers
     membrane: bool = False
@@ -110,7 +112,7 @@ def check_options(options: DockOptions) -> None:
         require_openmm()
     if options.threads is not None and options.threads < 1:
         raise SparkledockError(f"--threads must be at least 1, got {options.threads}")
-    if options.rank_method not in NEEDS:
+    if options.rank_method is not None and options.rank_method not in NEEDS:
         raise SparkledockError(
             f"--rank-method {options.rank_method!r}: no such ranking (known: {', '.join(NEEDS)})"
         )
@@ -246,6 +248,7 @@ def dock(
     out = Path(out)
     parallel = comm is not None and comm.Get_size() > 1
     lead = not parallel or comm.Get_rank() == 0
+    options = with_ranking(options, restrained=restraints is not None)
     runrec = RunRecord(out, "dock", options=options, engine=engine_name(options))
     with contextlib.ExitStack() as stack:
         key = ""
@@ -450,6 +453,15 @@ def term_columns(
     return {f"score_{name}": values for name, values in parts.items()}
 
 
+def with_ranking(options: DockOptions, restrained: bool) -> DockOptions:
+    """``options`` with the ranking method decided: the one asked for, else
+    :func:`~sparkledock.analysis.ranking.default_method` (by the presence of restraints)."""
+    if options.rank_method is not None:
+        return options
+    method = default_method(restrained=restrained, scoring=options.scoring)
+    return dataclasses.replace(options, rank_method=method)
+
+
 def analyse(
     out: Path,
     setup: Path | DockingSetup,
@@ -468,6 +480,7 @@ def analyse(
     """
     if not isinstance(setup, DockingSetup):
         setup = load_setup(setup)
+    options = with_ranking(options, restrained=restraints is not None)
     stage = runrec.stage if runrec is not None else untimed
     folder = SetupDir(setup.path)
     n_swarms = int(setup.config["swarms"])

@@ -21,7 +21,14 @@ from typing import Any
 import numpy as np
 
 from .backend import Engine
-from .docking import DockOptions, analyse, check_options, engine_name, prepare_dock_setup
+from .docking import (
+    DockOptions,
+    analyse,
+    check_options,
+    engine_name,
+    prepare_dock_setup,
+    with_ranking,
+)
 from .driver import RunOptions, run_setups
 from .errors import InputFileError, SparkledockError, SparkledockWarning
 from .fileutil import atomic_write_text, check_output_folder, folder_lock, read_text_input
@@ -149,7 +156,7 @@ def _screen(
                 continue
             ranking = out / pair.name / "ranking.csv"
             if not ranking.is_file():
-                quiet = replace(options, quiet=True)
+                quiet = with_ranking(replace(options, quiet=True), bool(pair.restraints))
                 pair_record = RunRecord(
                     out / pair.name, "screen pair", options=quiet, engine=runrec.engine
                 )

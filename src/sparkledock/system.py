@@ -4,7 +4,7 @@ take; :mod:`.io` only reads and writes the files behind it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -64,6 +64,10 @@ class Partner:
         return Partner(
             self.atoms.select(keep), self.modes[:, keep[self.mask], :], self.mask[keep], parsed
         )
+
+    def without_modes(self) -> Partner:
+        """The same atoms with no normal modes (for rigid-only scoring functions)."""
+        return replace(self, modes=np.zeros((0, int(self.mask.sum()), 3)))
 
     @classmethod
     def rigid(cls, atoms: Atoms) -> Partner:

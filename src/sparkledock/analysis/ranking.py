@@ -20,6 +20,17 @@ here reorder the same representatives:
 * ``dfire_pisa``: the mean of each representative's rank by DFIRE and by PISA (LightDock's
   ``pisa``, an atomic contact potential of another origin: a consensus of two statistical
   potentials, equal weights, nothing fitted).
+* ``soft``: by DFIRE with side-chain clashes forgiven (``dfire_soft``: the table's clash caps
+  set to 0 except between two backbone atoms). Rigid-body poses of *unbound* structures
+  that are near the native one carry tens to hundreds of interpenetrating side-chain atom
+  pairs (the bound rotamers are not there); DFIRE charges each +10 energy units and ranks
+  those poses low. Tolerating surface overlap is how rigid-body docking of unbound structures
+  has always coped with it (the penetrable surface layer of FFT docking, Katchalski-Katzir et
+  al., PNAS 89:2195, 1992); here only the ranking forgives, the search keeps DFIRE.
+* ``soft_tobi``: the mean of each representative's rank by ``dfire_soft`` and by TOBI
+  (Tobi's residue-level potential, LightDock's ``tobi``: side-chain centroids, so tolerant of
+  side-chain clashes in another way): a consensus of an atom-level and a residue-level
+  potential, equal weights, nothing fitted. The default of a docking without restraints.
 
 Poses are compared through a few ligand landmarks (C-alpha or C4' atoms spread over the
 ligand by farthest-point sampling): their RMSD tracks the ligand RMSD of the whole backbone
@@ -35,6 +46,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from ..io.lightdock import GSOOutput
+from ..pose import EXTENTS_START
 from ..system import DockingSetup
 from .models import complex_coordinates
 from .rank import Ranked, rank_glowworms
@@ -85,12 +97,23 @@ def population(
     return np.asarray(hits, dtype=np.int64)
 
 
+#: Scoring functions without normal-mode support (LightDock refuses ANM with them): they
+#: re-score the poses on the partners as given (the normal-mode extents are dropped).
+RIGID_ONLY = ("mj3h", "tobi")
+
+
 def rescore(setup: DockingSetup, poses: np.ndarray, function: str) -> np.ndarray:
-    """Scores of poses by another scoring function (its exact numba kernel)."""
+    """Scores of poses by another scoring function (its exact numba kernel); a rigid-only
+    one (:data:`RIGID_ONLY`) scores the rigid-body part of each pose on the unflexed
+    partners."""
     from ..scoring import get_scoring
 
     scoring = get_scoring(function)
-    return scoring.score(scoring.prepare(setup.receptor, setup.ligand), poses)
+    receptor, ligand = setup.receptor, setup.ligand
+    if function in RIGID_ONLY and (receptor.n_modes or ligand.n_modes):
+        receptor, ligand = receptor.without_modes(), ligand.without_modes()
+        poses = np.ascontiguousarray(np.asarray(poses)[:, :EXTENTS_START])
+    return scoring.score(scoring.prepare(receptor, ligand), poses)
 
 
 def zscore(values: np.ndarray) -> np.ndarray:
@@ -108,7 +131,28 @@ NEEDS = {
     "consensus": ("cpydock",),
     "population_consensus": ("population",),
     "dfire_pisa": ("pisa",),
+    "soft": ("dfire_soft",),
+    "soft_tobi": ("dfire_soft", "tobi"),
 }
+
+#: The ranking ``dock`` uses without restraints (when the search scores with DFIRE), and
+#: with them: docs/performance.md measures both on the shared benchmark complexes.
+BLIND_DEFAULT = "soft_tobi"
+RESTRAINED_DEFAULT = "dfire"
+
+
+def default_method(restrained: bool, scoring: str = "dfire") -> str:
+    """The ranking a docking uses unless told: :data:`BLIND_DEFAULT` for a DFIRE search
+    without restraints (where ranking by DFIRE loses most near-native solutions), by the
+    search's own score otherwise (with restraints, DFIRE already ranks well; another scoring
+    function or a combination is the user's choice of ranking too)."""
+    if restrained or scoring not in ("dfire", "fastdfire"):
+        return RESTRAINED_DEFAULT
+    return BLIND_DEFAULT
+
+
+#: Features that are re-scores by a scoring function of that name.
+RESCORED = ("cpydock", "pisa", "dfire_soft", "tobi")
 
 
 def _ranks(values: np.ndarray) -> np.ndarray:
@@ -134,6 +178,10 @@ def _key(method: str, features: dict[str, np.ndarray]) -> np.ndarray:
         return zscore(score) + zscore(np.log1p(features["population"]))
     if method == "dfire_pisa":  # the mean of the two ranks, equal weights
         return -(_ranks(score) + _ranks(features["pisa"]))
+    if method == "soft":
+        return np.asarray(features["dfire_soft"], dtype=np.float64)
+    if method == "soft_tobi":  # the mean of the two ranks, equal weights
+        return -(_ranks(features["dfire_soft"]) + _ranks(features["tobi"]))
     raise ValueError(f"unknown ranking method {method!r} (known: {', '.join(NEEDS)})")
 
 
@@ -201,7 +249,7 @@ def rerank(
     if "population" in NEEDS[method]:
         everyone = np.concatenate([data.poses for data, _ in chosen.values()])
         features["population"] = population(marks, landmarks(setup, everyone, atoms))
-    for function in ("cpydock", "pisa"):
+    for function in RESCORED:
         if function in NEEDS[method]:
             features[function] = rescore(setup, poses, function)
     index = order(method, features)

@@ -19,7 +19,7 @@ from ..errors import EngineError, UnsupportedAtomError
 from ..restraints import Restraints
 from ..system import Partner
 from .cpydock import CPyDock
-from .dfire import DFIRE
+from .dfire import DFIRE, SoftDFIRE
 from .dfire2 import DFIRE2
 from .dna import DNA
 from .mj3h import MJ3h
@@ -78,6 +78,7 @@ class ScoringFunction(Protocol):
 SCORING_FUNCTIONS: dict[str, type] = {
     "dfire": DFIRE,
     "fastdfire": DFIRE,
+    "dfire_soft": SoftDFIRE,
     "vdw": VdW,
     "cpydock": CPyDock,
     "dna": DNA,

@@ -5,6 +5,6 @@
 
 from __future__ import annotations
 
-from .model import DFIRE, DFIRE_CUTOFF_A, DFIREModel, atom_types
+from .model import DFIRE, DFIRE_CUTOFF_A, DFIREModel, SoftDFIRE, atom_types
 
-__all__ = ["DFIRE", "DFIRE_CUTOFF_A", "DFIREModel", "atom_types"]
+__all__ = ["DFIRE", "DFIRE_CUTOFF_A", "DFIREModel", "SoftDFIRE", "atom_types"]
