@@ -19,7 +19,9 @@ be measured on it afterwards without docking again. Resumable: a finished dockin
 (acceptable or better) among the method's first N cluster representatives; next to them the
 pool ceilings (any representative, any final glowworm with DockQ >= 0.23), from DockQ of
 every final glowworm (``analysis.quality``, equal to the DockQ package's; cached in
-``quality.npz`` beside each docking).
+``quality.npz`` beside each docking). Last, what choosing a method on these complexes is
+worth on a new one: per complex, the method that did best on the *other* complexes
+(leave one out), and its success on this one.
 
 Usage:
     python benchmarks/blind_accuracy.py [--complexes 2X9A ...] [--scoring-mode fast exact]

@@ -183,13 +183,16 @@ def test_soft_rankings_order_is_documented():
     assert ranking.order("soft", features).tolist() == [2, 3, 1, 0]
     # dfire_soft ranks 3, 2, 0, 1 and TOBI ranks 0, 2, 3, 1: sums 3, 4, 3, 2
     assert ranking.order("soft_tobi", features).tolist() == [3, 2, 0, 1]
+    # DFIRE ranks 3, 0, 2, 1, dfire_soft 3, 2, 0, 1 and MJ3h 2, 0, 3, 1: sums 8, 2, 5, 3
+    features["mj3h"] = np.array([-1.0, 4.0, -2.0, 2.0])
+    assert ranking.order("soft_consensus", features).tolist() == [1, 3, 2, 0]
     with pytest.raises(ValueError, match="needs tobi"):
         ranking.order("soft_tobi", {"score": features["score"], "dfire_soft": features["tobi"]})
 
 
 def test_the_default_ranking_follows_restraints_and_the_search_function():
-    assert ranking.default_method(restrained=False) == ranking.BLIND_DEFAULT == "soft_tobi"
-    assert ranking.default_method(restrained=False, scoring="fastdfire") == "soft_tobi"
+    assert ranking.default_method(restrained=False) == ranking.BLIND_DEFAULT == "soft_consensus"
+    assert ranking.default_method(restrained=False, scoring="fastdfire") == "soft_consensus"
     assert ranking.default_method(restrained=True) == "dfire"
     assert ranking.default_method(restrained=False, scoring="pisa") == "dfire"
 
@@ -251,8 +254,9 @@ def test_rigid_only_rescoring_drops_the_normal_mode_extents(setups):
 
 
 def test_blind_dock_ranks_by_the_blind_default_and_says_so(tmp_path):
-    """Without restraints and without --rank-method, ``dock`` ranks by soft_tobi: ranking.csv
-    is rerank(..., "soft_tobi") of the same representatives, and run.json records it."""
+    """Without restraints and without --rank-method, ``dock`` ranks by soft_consensus:
+    ranking.csv is rerank(..., "soft_consensus") of the same representatives, and run.json
+    records it."""
     import csv
     import json
 
@@ -263,7 +267,7 @@ def test_blind_dock_ranks_by_the_blind_default_and_says_so(tmp_path):
     rows = list(csv.DictReader((out / "ranking.csv").open()))
     setup = load_setup(out / "setup")
     chosen = chosen_glowworms(out / "setup", list(range(6)), 4)
-    expected = ranking.rerank(setup, chosen, "soft_tobi")
+    expected = ranking.rerank(setup, chosen, "soft_consensus")
     assert [(int(r["swarm"]), int(r["glowworm"])) for r in rows] == [
         (r.swarm, r.glowworm) for r in expected
     ]
@@ -271,4 +275,4 @@ def test_blind_dock_ranks_by_the_blind_default_and_says_so(tmp_path):
         (r.swarm, r.glowworm) for r in ranking.rerank(setup, chosen, "dfire")
     ]
     record = json.loads((out / "run.json").read_text())
-    assert record["options"]["rank_method"] == "soft_tobi"
+    assert record["options"]["rank_method"] == "soft_consensus"

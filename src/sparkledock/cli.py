@@ -144,7 +144,7 @@ def add_rank_options(p: argparse.ArgumentParser, flag: str) -> None:
         + (
             "dfire, by score as LightDock"
             if flag == "--method"
-            else "soft_tobi without restraints, dfire (by score, as LightDock) with them"
+            else "soft_consensus without restraints, dfire (by score, as LightDock) with them"
         )
         + "; rank_by_scoring.list is always by score)",
     )
