@@ -66,6 +66,12 @@ def folders(names: list[str] | None) -> list[Path]:
     return list(found.values())
 
 
+def finished(out: Path, mode: str) -> list[tuple[Path, Path]]:
+    """(complex folder, docking folder) of every finished docking under ``out/mode``."""
+    pairs = [(folder, out / mode / folder.name) for folder in folders(None)]
+    return [(folder, done) for folder, done in pairs if (done / "accuracy.json").is_file()]
+
+
 def lightdock_blind(folder: Path) -> dict[int, bool] | None:
     """LightDock's published blind success at top 1 / 5 / 10."""
     return lightdock_published(folder, "lightdock_bm5_BLIND.list")

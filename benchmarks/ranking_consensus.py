@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from blind_accuracy import ACCEPTABLE, EVAL_TOPS, final_glowworms, folders, inputs
+from blind_accuracy import ACCEPTABLE, EVAL_TOPS, final_glowworms, finished, inputs
 from sparkledock.analysis import ranking
 from sparkledock.analysis.quality import pose_quality, quality_reference
 
@@ -78,11 +78,10 @@ def main() -> None:
     parser.add_argument("--scoring-mode", default="fast")
     parser.add_argument("--steps", type=int, default=100)
     args = parser.parse_args()
-    data = {}
-    for folder in folders(None):
-        out = args.out / args.scoring_mode / folder.name
-        if (out / "accuracy.json").is_file():
-            data[folder.name] = features(folder, out, args.steps)
+    data = {
+        folder.name: features(folder, out, args.steps)
+        for folder, out in finished(args.out, args.scoring_mode)
+    }
     names = ("dfire", *FUNCTIONS)
     combos = [c for k in range(1, 5) for c in itertools.combinations(names, k)]
     table = {(c, n): hits(f, c) for c in combos for n, f in data.items()}

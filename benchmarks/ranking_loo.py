@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import minimize
 
-from blind_accuracy import ACCEPTABLE, EVAL_TOPS, final_glowworms, folders, inputs
+from blind_accuracy import ACCEPTABLE, EVAL_TOPS, final_glowworms, finished, inputs
 from sparkledock.analysis import ranking
 from sparkledock.analysis.models import complex_coordinates
 from sparkledock.analysis.quality import pose_quality, quality_reference
@@ -116,11 +116,10 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--ranks", action="store_true", help="percentiles, not standard scores")
     args = parser.parse_args()
-    data = {}
-    for folder in folders(None):
-        out = args.out / args.scoring_mode / folder.name
-        if (out / "accuracy.json").is_file():
-            data[folder.name] = features(folder, out, args.steps)
+    data = {
+        folder.name: features(folder, out, args.steps)
+        for folder, out in finished(args.out, args.scoring_mode)
+    }
     tops = " / ".join(map(str, EVAL_TOPS))
     ceiling = sum(bool((f["dockq"] >= ACCEPTABLE).any()) for f in data.values())
     print(f"{len(data)} blind dockings, an acceptable representative in {ceiling}")
