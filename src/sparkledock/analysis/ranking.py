@@ -36,7 +36,7 @@ here reorder the same representatives:
   potential, its clash-tolerant form and a residue-level one, equal weights. The default of
   a docking without restraints: of the rank consensus of any one to four of DFIRE,
   ``dfire_soft``, TOBI, PISA and MJ3h, the one that put the most acceptable models in the top
-  10 of the blind benchmark, chosen again for 15 of 16 complexes when each is left out
+  10 of the blind benchmark, chosen again for 18 of 19 complexes when each is left out
   (docs/performance.md gives what that choice is worth on a complex it did not see).
 
 Poses are compared through a few ligand landmarks (C-alpha or C4' atoms spread over the
