@@ -185,25 +185,29 @@ def evaluate_all(chosen: list[Path], args: argparse.Namespace) -> None:
         shown = " / ".join(str(counts[n]) for n in EVAL_TOPS)
         print(f"{m}: top 1 / 5 / 10 / 100: {shown} of {done}")
     if done > 1:
-        shown = " / ".join(str(n) for n in loo_selection(per_complex, methods))
+        shown = " / ".join(str(n) for n in loo_selection(per_complex, methods)[0])
         print(f"method chosen without the complex (leave one out): {shown} of {done}")
 
 
-def loo_selection(per_complex: list[dict[str, dict[str, bool]]], methods: list[str]) -> list[int]:
+def loo_selection(
+    per_complex: list[dict[str, dict[str, bool]]], methods: list[str]
+) -> tuple[list[int], list[str]]:
     """Success at each of EVAL_TOPS when, for every complex, the method is the one that did
     best on all the *other* complexes (most top-10 successes, then top 1, 5, 100; ties to the
-    first listed): what picking the best method on these complexes is worth on a new one."""
+    first listed): what picking the best method on these complexes is worth on a new one.
+    Also the method picked for each complex."""
 
     def merit(m: str, rows: list[dict[str, dict[str, bool]]]) -> tuple[int, ...]:
         return tuple(sum(r[m][str(n)] for r in rows) for n in (10, 1, 5, 100))
 
-    totals = [0] * len(EVAL_TOPS)
+    totals, picks = [0] * len(EVAL_TOPS), []
     for i, held in enumerate(per_complex):
         rest = per_complex[:i] + per_complex[i + 1 :]
         best = max(methods, key=lambda m: (merit(m, rest), -methods.index(m)))
+        picks.append(best)
         for j, n in enumerate(EVAL_TOPS):
             totals[j] += held[best][str(n)]
-    return totals
+    return totals, picks
 
 
 def main() -> None:

@@ -26,7 +26,14 @@ from pathlib import Path
 
 import numpy as np
 
-from blind_accuracy import ACCEPTABLE, EVAL_TOPS, final_glowworms, finished, inputs
+from blind_accuracy import (
+    ACCEPTABLE,
+    EVAL_TOPS,
+    final_glowworms,
+    finished,
+    inputs,
+    loo_selection,
+)
 from sparkledock.analysis import ranking
 from sparkledock.analysis.quality import pose_quality, quality_reference
 
@@ -52,18 +59,10 @@ def features(folder: Path, out: Path, steps: int) -> dict[str, np.ndarray]:
     return f
 
 
-def _ranks(values: np.ndarray) -> np.ndarray:
-    out = np.empty(len(values))
-    out[np.lexsort((np.arange(len(values)), -np.asarray(values, dtype=float)))] = np.arange(
-        len(values)
-    )
-    return out
-
-
 def hits(f: dict[str, np.ndarray], combo: tuple[str, ...]) -> tuple[np.ndarray, int | None]:
     """Success at each of EVAL_TOPS under the mean rank of ``combo``, and the rank (1-based)
     of the first acceptable representative (None without one)."""
-    key = -sum(_ranks(f[name]) for name in combo)
+    key = -sum(ranking.ranks(f[name]) for name in combo)
     order = np.lexsort((np.arange(len(key)), -f["dfire"], -key))
     good = f["dockq"][order] >= ACCEPTABLE
     first = np.flatnonzero(good)
@@ -91,19 +90,21 @@ def main() -> None:
     print(f"| ranks averaged | top {tops} | first acceptable (rank) |")
     print("|---|---|---|")
 
-    def merit(combo: tuple[str, ...], among: list[str]) -> tuple[int, ...]:
-        total = sum(table[combo, n][0] for n in among)
+    def merit(combo: tuple[str, ...]) -> tuple[int, ...]:
+        total = sum(table[combo, n][0] for n in data)
         return (total[2], total[0], total[1], total[3])
 
-    for combo in sorted(combos, key=lambda c: merit(c, list(data)), reverse=True):
+    for combo in sorted(combos, key=merit, reverse=True):
         total = sum(table[combo, n][0] for n in data)
         firsts = ", ".join(f"{n} {table[combo, n][1]}" for n in data if table[combo, n][1])
         print(f"| {' + '.join(combo)} | {' / '.join(map(str, total))} | {firsts} |")
-    chosen, total = [], np.zeros(len(EVAL_TOPS), dtype=int)
-    for held in data:
-        best = max(combos, key=lambda c: merit(c, [n for n in data if n != held]))
-        chosen.append(" + ".join(best))
-        total += table[best, held][0]
+    labels = {" + ".join(c): c for c in combos}
+    per_complex = [
+        {label: dict(zip(map(str, EVAL_TOPS), table[c, n][0].tolist(), strict=True))
+         for label, c in labels.items()}
+        for n in data
+    ]  # fmt: skip
+    total, chosen = loo_selection(per_complex, list(labels))
     picks = {c: chosen.count(c) for c in dict.fromkeys(chosen)}
     print()
     print(f"chosen without the complex (leave one out): {' / '.join(map(str, total))} of "

@@ -163,8 +163,9 @@ def default_method(restrained: bool, scoring: str = "dfire") -> str:
 RESCORED = ("cpydock", "pisa", "dfire_soft", "tobi", "mj3h")
 
 
-def _ranks(values: np.ndarray) -> np.ndarray:
-    """0 for the largest value, 1 for the next, ... (ties by position)."""
+def ranks(values: np.ndarray) -> np.ndarray:
+    """0 for the largest value, 1 for the next, ... (ties by position): the ranks that the
+    consensus methods average."""
     values = np.asarray(values, dtype=np.float64)
     out = np.empty(len(values))
     out[np.lexsort((np.arange(len(values)), -values))] = np.arange(len(values))
@@ -185,13 +186,13 @@ def _key(method: str, features: dict[str, np.ndarray]) -> np.ndarray:
     if method == "population_consensus":
         return zscore(score) + zscore(np.log1p(features["population"]))
     if method == "dfire_pisa":  # the mean of the two ranks, equal weights
-        return -(_ranks(score) + _ranks(features["pisa"]))
+        return -(ranks(score) + ranks(features["pisa"]))
     if method == "soft":
         return np.asarray(features["dfire_soft"], dtype=np.float64)
     if method == "soft_tobi":  # the mean of the two ranks, equal weights
-        return -(_ranks(features["dfire_soft"]) + _ranks(features["tobi"]))
+        return -(ranks(features["dfire_soft"]) + ranks(features["tobi"]))
     if method == "soft_consensus":  # the mean of the three ranks, equal weights
-        return -(_ranks(score) + _ranks(features["dfire_soft"]) + _ranks(features["mj3h"]))
+        return -(ranks(score) + ranks(features["dfire_soft"]) + ranks(features["mj3h"]))
     raise ValueError(f"unknown ranking method {method!r} (known: {', '.join(NEEDS)})")
 
 
