@@ -13,9 +13,17 @@ import subprocess
 import pytest
 
 from conftest import BENCH
-from sparkledock.analysis.report import Cluster, histogram, scatter_plot, success_line
+from sparkledock.analysis.convergence import swarm_convergence
+from sparkledock.analysis.report import (
+    Cluster,
+    convergence_plot,
+    histogram,
+    scatter_plot,
+    success_line,
+)
 from sparkledock.cli import main
 from sparkledock.errors import SparkledockError
+from sparkledock.io.setupdir import SetupDir
 
 SRC = BENCH / "2X9A"
 
@@ -44,7 +52,8 @@ def test_report_is_self_contained_with_every_section(docked):
     assert "$3Dmol.createViewer" in page and "3Dmol" in page
     for section in ("Run", "Top models on the receptor", "Ranked models", "Clusters", "Plots"):
         assert f"<h2>{section}" in page, section
-    assert page.count("<svg class='plot'") == 4
+    assert page.count("<svg class='plot'") == 5
+    assert "Convergence per swarm: best score per saved step" in page
     assert "sha256" in page and "2X9A_r_u.pdb" in page  # provenance
     for column in ("cluster_size", "restraints", "fnat", "iRMSD", "LRMSD", "DockQ", "CAPRI"):
         assert f"<th>{column}</th>" in page
@@ -79,6 +88,25 @@ def test_plots_and_summary_on_synthetic_data():
     assert svg.count("<circle") == 3 and "stroke-dasharray" in svg
     sizes = [c.size for c in (Cluster(0, 1, 3, 2.0, 1.0), Cluster(0, 2, 1, 1.0, 1.0))]
     assert histogram("h", sizes, "x", "y").count("<rect") == 2  # sizes 1 and 3
+
+
+def test_convergence_per_swarm_reads_each_snapshot(tmp_path):
+    folder = SetupDir(tmp_path)
+    line = "(0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0)    0    0  5.0  1  0.2  {score}\n"
+    for swarm, by_step in {0: {0: [1.0, 2.0], 5: [3.5, -1.0]}, 1: {0: [0.5], 5: [0.25]}}.items():
+        folder.swarm(swarm).mkdir(parents=True)
+        for step, scores in by_step.items():
+            text = (
+                "#Coordinates  RecID  LigID  Luciferin  Neighbor's number  Vision Range  Scoring\n"
+            )
+            folder.gso(swarm, step).write_text(text + "".join(line.format(score=x) for x in scores))
+    conv = swarm_convergence(folder, [0, 1, 2], steps=5, every=10)
+    assert conv.steps.tolist() == [0, 5]  # the last step is always read
+    assert conv.best[:2].tolist() == [[2.0, 3.5], [0.5, 0.25]]
+    assert all(v != v for v in conv.best[2])  # swarm 2 has no snapshots: NaN, no error
+    assert conv.summary()["median"].tolist() == [1.25, 1.875]
+    svg = convergence_plot(conv, top_swarms=[1, 1, 0], label="score")
+    assert "swarm 1 (top 1)" in svg and "swarm 0 (top 3)" in svg and svg.count("<polyline") == 5
 
 
 def test_a_missing_evaluation_extra_is_one_line(monkeypatch, tmp_path, capsys):

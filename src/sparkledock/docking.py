@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .analysis.cluster import cluster_glowworms, format_cluster_repr
+from .analysis.convergence import swarm_convergence
 from .analysis.filter import satisfaction
 from .analysis.models import write_models
 from .analysis.rank import rank_glowworms, write_ranking
@@ -32,7 +33,7 @@ from .io.setupdir import SetupDir
 from .runlog import LOGGER, RunRecord, file_record, untimed
 from .seeds import DEFAULT_SEED
 from .setup.prepare import SetupOptions, prepare_setup
-from .simulation import setup_restraints
+from .simulation import SAVE_EVERY, setup_restraints
 from .structure import read_structure
 from .system import DockingSetup
 
@@ -579,6 +580,7 @@ def analyse(
             writer.writerows(rows)
         atomic_write_text(out / "ranking.csv", buffer.getvalue())
         receptor_pdb, ligand_pdbs = _viewer_models(setup, [out / n for n in names])
+        convergence = swarm_convergence(folder, range(n_swarms), options.steps, SAVE_EVERY)
         write_report(
             out,
             history,
@@ -590,6 +592,8 @@ def analyse(
             receptor_pdb=receptor_pdb,
             ligand_pdbs=ligand_pdbs,
             swarm_best=swarm_best,
+            convergence=convergence,
+            top_swarms=[r.swarm for r in best],
         )
     if runrec is not None:
         top = rows[0] if rows else {}

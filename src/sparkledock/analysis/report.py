@@ -5,9 +5,10 @@ acceptable or better in the top 1 / 5 / 10), an interactive 3D view of the top m
 receptor (3Dmol.js, bundled in the package and inlined: no network needed), the ranked models
 (score, cluster size, restraint satisfaction and, with a reference, fnat / iRMSD / LRMSD /
 DockQ / CAPRI for every ranked model), the clusters (size, best and mean score,
-representative), and plots drawn as inline SVG: score per GSO step, each swarm's final best
-score (convergence per swarm), cluster populations and, with a reference, score against DockQ
-over every ranked model. No plotting library is needed.
+representative), and plots drawn as inline SVG: score per GSO step, convergence per swarm
+(the best score of the top models' swarms at every saved step against the spread over all
+swarms) and each swarm's final best score, cluster populations and, with a reference, score
+against DockQ over every ranked model. No plotting library is needed.
 """
 
 from __future__ import annotations
@@ -20,7 +21,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..fileutil import atomic_write_text
+from .convergence import SwarmConvergence
 
 #: ligand colours in the viewer and the plots, best model first
 COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd",
@@ -112,6 +116,35 @@ def line_plot(title: str, x: Sequence[float], series: dict[str, Sequence[float]]
         inner += f"<text x='{W - 14}' y='{24 + 14 * k}' text-anchor='end' fill='{colour}'>"
         inner += f"{_esc(name)}</text>"
     return _svg(title, inner)
+
+
+#: swarms of the top models drawn one by one in the convergence plot
+CONVERGENCE_SWARMS = 5
+
+
+def convergence_plot(convergence: SwarmConvergence, top_swarms: Sequence[int], label: str) -> str:
+    """Best score per saved step of the (up to :data:`CONVERGENCE_SWARMS`) swarms holding the
+    top models, and the median and 10th-90th percentiles over every swarm; steps whose
+    snapshot is missing for a drawn line are left out."""
+    row = {int(s): i for i, s in enumerate(convergence.swarms)}
+    tops = [int(s) for s in top_swarms]
+    picked = [s for s in dict.fromkeys(tops) if s in row][:CONVERGENCE_SWARMS]
+    series = {f"swarm {s} (top {tops.index(s) + 1})": convergence.best[row[s]] for s in picked}
+    series.update(convergence.summary())
+    keep = np.all([np.isfinite(v) for v in series.values()], axis=0)
+    if not keep.any():
+        return ""
+    title = (
+        f"Convergence per swarm: best score per saved step ({len(picked)} swarms of the top "
+        f"models; median and 10th/90th percentiles of all {len(convergence.swarms)})"
+    )
+    return line_plot(
+        title,
+        [float(x) for x in convergence.steps[keep]],
+        {name: [float(v) for v in values[keep]] for name, values in series.items()},
+        "GSO step",
+        label,
+    )
 
 
 def scatter_plot(title: str, x: Sequence[float], y: Sequence[float], xlabel: str, ylabel: str,
@@ -222,10 +255,14 @@ def write_report(
     receptor_pdb: str = "",
     ligand_pdbs: Sequence[str] = (),
     swarm_best: dict[int, float] | None = None,
+    convergence: SwarmConvergence | None = None,
+    top_swarms: Sequence[int] = (),
 ) -> None:
     """Write ``out/report.html`` (module docstring). ``rows``: every ranked model as in
     ranking.csv, best first; ``receptor_pdb``/``ligand_pdbs``: the receptor and the top models'
-    ligands as PDB text for the viewer; ``record``: run.json so far."""
+    ligands as PDB text for the viewer; ``record``: run.json so far; ``convergence``: every
+    swarm's best score per saved step, drawn for the swarms of the top models
+    (``top_swarms``, best first) against the spread over all swarms."""
     record = record or {}
     label = f"{scoring.upper() if scoring.lower() in ('dfire', 'fastdfire') else scoring} score"
     parts = ["<h1>sparkledock docking report</h1>"]
@@ -311,6 +348,8 @@ def write_report(
                 label,
             )
         )
+    if convergence is not None and len(convergence.swarms):
+        parts.append(convergence_plot(convergence, top_swarms, label))
     if swarm_best:
         ids = sorted(swarm_best)
         parts.append(
