@@ -155,8 +155,9 @@ def add_rank_options(p: argparse.ArgumentParser, flag: str) -> None:
     )
 
 
-def add_membrane_options(p: argparse.ArgumentParser) -> None:
-    """``--membrane`` / ``--transmembrane`` (``setup`` and ``dock``)."""
+def add_placement_options(p: argparse.ArgumentParser) -> None:
+    """Where swarms go besides restraints (``setup`` and ``dock``): ``--membrane`` /
+    ``--transmembrane`` / ``--paratope``, one at most."""
     side = p.add_mutually_exclusive_group()
     side.add_argument(
         "--membrane",
@@ -169,6 +170,12 @@ def add_membrane_options(p: argparse.ArgumentParser) -> None:
         "-transmembrane",
         action="store_true",
         help="swarms only between the receptor's two membrane layers",
+    )
+    side.add_argument(
+        "--paratope",
+        action="store_true",
+        help="antibody receptor: swarms only on its CDRs (found from its sequence), the ranking "
+        "favouring poses whose antibody contacts are CDR residues",
     )
 
 
@@ -240,6 +247,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
         flip=args.flip,
         membrane=args.membrane,
         transmembrane=args.transmembrane,
+        paratope=args.paratope,
         lightdock_poses=args.lightdock_poses,
         write_starting_positions=args.starting,
     )
@@ -455,6 +463,7 @@ def dock_options(args: argparse.Namespace, **fixed: int) -> DockOptions:
     chosen["diverse"] = getattr(args, "diverse", False)
     chosen["membrane"] = getattr(args, "membrane", False)
     chosen["transmembrane"] = getattr(args, "transmembrane", False)
+    chosen["paratope"] = getattr(args, "paratope", False)
     chosen["refine"] = getattr(args, "refine", False)
     chosen.update(fixed)
     return DockOptions(**chosen, threads=args.threads, quiet=args.quiet, engine=engine_of(args))
@@ -712,7 +721,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also write each swarm's starting poses as PDB and BILD files in init/",
     )
-    add_membrane_options(p)
+    add_placement_options(p)
     p.add_argument(
         "--swarm-radius",
         "-sr",
@@ -853,7 +862,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="also minimise the top models with OpenMM (restrained, implicit solvent) into "
         "refined/, reporting clashes before and after (needs sparkledock[refine])",
     )
-    add_membrane_options(p)
+    add_placement_options(p)
     add_modified_option(p)
     p.add_argument(
         "--force",

@@ -32,6 +32,7 @@ from .io.lightdock import GSOOutput, load_setup, read_gso_output
 from .io.setupdir import SetupDir
 from .runlog import LOGGER, RunRecord, file_record, untimed
 from .seeds import DEFAULT_SEED
+from .setup.paratope import require_paratope
 from .setup.prepare import SetupOptions, prepare_setup
 from .simulation import SAVE_EVERY, setup_restraints
 from .structure import read_structure
@@ -67,6 +68,8 @@ class DockOptions:
     #: swarms only above the receptor's membrane beads, or between its two layers
     membrane: bool = False
     transmembrane: bool = False
+    #: an antibody receptor: swarms only on its CDRs (:mod:`sparkledock.setup.paratope`)
+    paratope: bool = False
     #: refine the top models with OpenMM (restrained minimisation; :mod:`sparkledock.refine`)
     refine: bool = False
 
@@ -154,6 +157,8 @@ def dock_key(receptor, ligand, restraints, options: DockOptions) -> str:
         "scoring": options.scoring,
         **({"scoring_mode": options.scoring_mode} if options.scoring_mode != "exact" else {}),
         "engine": None if engine is None else [engine.backend, engine.precision],
+        # where the swarms go (only when set, so that earlier dockings keep their keys)
+        **{k: True for k in ("membrane", "transmembrane", "paratope") if getattr(options, k)},
     }
     digest.update(json.dumps(protocol, sort_keys=True).encode())
     return digest.hexdigest()
@@ -260,6 +265,13 @@ def dock(
                 _check_inputs(
                     receptor=receptor, ligand=ligand, restraints=restraints, reference=reference
                 )
+                if options.paratope:  # an antibody receptor and no restraints, before any work
+                    if restraints is not None:
+                        raise SparkledockError(
+                            f"{restraints}: restraints and --paratope both choose where swarms "
+                            "go; give one"
+                        )
+                    require_paratope(read_structure(receptor), str(receptor))
                 files = {"receptor": receptor, "ligand": ligand}
                 files |= {"restraints": restraints, "reference": reference}
                 runrec.inputs = {k: file_record(v) for k, v in files.items() if v is not None}
@@ -426,6 +438,7 @@ def prepare_dock_setup(receptor, ligand, out: Path, restraints, options: DockOpt
                 scoring=options.scoring,
                 membrane=options.membrane,
                 transmembrane=options.transmembrane,
+                paratope=options.paratope,
             ),
             progress=lambda line: LOGGER.info(f"setup: {line}"),
         )
@@ -459,7 +472,7 @@ def with_ranking(options: DockOptions, restrained: bool) -> DockOptions:
     :func:`~sparkledock.analysis.ranking.default_method` (by the presence of restraints)."""
     if options.rank_method is not None:
         return options
-    method = default_method(restrained=restrained, scoring=options.scoring)
+    method = default_method(restrained, options.scoring, paratope=options.paratope)
     return dataclasses.replace(options, rank_method=method)
 
 

@@ -39,6 +39,11 @@ here reorder the same representatives:
   10 of the blind benchmark, chosen again for 18 of 19 complexes when each is left out
   (docs/performance.md gives what that choice is worth on a complex it did not see).
 
+* ``paratope``: for an antibody receptor docked with ``--paratope``: by the share of the
+  receptor's interface residues that are CDR residues, in tenths (an antibody binds with its
+  CDRs; poses that also touch its framework come later), then as ``soft_consensus``. The
+  default of such a docking.
+
 Poses are compared through a few ligand landmarks (C-alpha or C4' atoms spread over the
 ligand by farthest-point sampling): their RMSD tracks the ligand RMSD of the whole backbone
 closely, and a k-d tree over them counts neighbours among tens of thousands of glowworms in
@@ -141,6 +146,7 @@ NEEDS = {
     "soft": ("dfire_soft",),
     "soft_tobi": ("dfire_soft", "tobi"),
     "soft_consensus": ("dfire_soft", "mj3h"),
+    "paratope": ("paratope", "dfire_soft", "mj3h"),
 }
 
 #: The ranking ``dock`` uses without restraints (when the search scores with DFIRE), and
@@ -149,14 +155,18 @@ BLIND_DEFAULT = "soft_consensus"
 RESTRAINED_DEFAULT = "dfire"
 
 
-def default_method(restrained: bool, scoring: str = "dfire") -> str:
+PARATOPE_DEFAULT = "paratope"
+
+
+def default_method(restrained: bool, scoring: str = "dfire", paratope: bool = False) -> str:
     """The ranking a docking uses unless told: :data:`BLIND_DEFAULT` for a DFIRE search
-    without restraints (where ranking by DFIRE loses most near-native solutions), by the
-    search's own score otherwise (with restraints, DFIRE already ranks well; another scoring
-    function or a combination is the user's choice of ranking too)."""
+    without restraints (where ranking by DFIRE loses most near-native solutions),
+    :data:`PARATOPE_DEFAULT` for one on an antibody's CDRs (``paratope``), by the search's
+    own score otherwise (with restraints, DFIRE already ranks well; another scoring function
+    or a combination is the user's choice of ranking too)."""
     if restrained or scoring not in ("dfire", "fastdfire"):
         return RESTRAINED_DEFAULT
-    return BLIND_DEFAULT
+    return PARATOPE_DEFAULT if paratope else BLIND_DEFAULT
 
 
 #: Features that are re-scores by a scoring function of that name.
@@ -191,9 +201,46 @@ def _key(method: str, features: dict[str, np.ndarray]) -> np.ndarray:
         return np.asarray(features["dfire_soft"], dtype=np.float64)
     if method == "soft_tobi":  # the mean of the two ranks, equal weights
         return -(ranks(features["dfire_soft"]) + ranks(features["tobi"]))
+    consensus = -(ranks(score) + ranks(features["dfire_soft"]) + ranks(features["mj3h"]))
     if method == "soft_consensus":  # the mean of the three ranks, equal weights
-        return -(ranks(score) + ranks(features["dfire_soft"]) + ranks(features["mj3h"]))
+        return consensus
+    if method == "paratope":  # tenths of CDR share first, the consensus within each
+        tenths = np.floor(np.asarray(features["paratope"], dtype=np.float64) * 10 + 1e-9)
+        return tenths * (3 * len(score) + 1) + consensus
     raise ValueError(f"unknown ranking method {method!r} (known: {', '.join(NEEDS)})")
+
+
+#: Atoms closer than this (Å) are in contact for the paratope share (restraint filtering's).
+CONTACT_A = 5.0
+#: Poses whose coordinates are built at once.
+CHUNK = 64
+
+
+def paratope_share(
+    setup: DockingSetup, poses: np.ndarray, paratope: Sequence[str], cutoff: float = CONTACT_A
+) -> np.ndarray:
+    """Per pose, the share of the receptor's residues within ``cutoff`` of the ligand that
+    are ``paratope`` residues (LightDock ids); 0 for a pose without contacts."""
+    rec = setup.receptor.atoms
+    n_rec = len(rec)
+    starts = rec.residue_starts()
+    residue = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, n_rec)))
+    wanted = np.isin(rec.residue_ids()[starts], list(paratope))
+    out = np.zeros(len(poses))
+    for first in range(0, len(poses), CHUNK):
+        chunk = complex_coordinates(setup, poses[first : first + CHUNK])
+        for p, xyz in enumerate(chunk, first):
+            lig = xyz[n_rec:]
+            centre = lig.mean(axis=0)
+            reach = np.sqrt(((lig - centre) ** 2).sum(axis=1).max()) + cutoff
+            near = np.flatnonzero(((xyz[:n_rec] - centre) ** 2).sum(axis=1) <= reach * reach)
+            if len(near) == 0:
+                continue
+            dist, _ = cKDTree(lig).query(xyz[near], distance_upper_bound=cutoff + 1e-6)
+            touched = np.unique(residue[near[dist <= cutoff]])
+            if len(touched):
+                out[p] = wanted[touched].mean()
+    return out
 
 
 #: Landmark RMSD (Å) under which two representatives are one solution for ``diverse``.
@@ -263,6 +310,11 @@ def rerank(
     for function in RESCORED:
         if function in NEEDS[method]:
             features[function] = rescore(setup, poses, function)
+    if "paratope" in NEEDS[method]:
+        cdrs = setup.config.get("paratope") or []
+        if not cdrs:
+            raise ValueError("ranking 'paratope' needs a docking set up with --paratope")
+        features["paratope"] = paratope_share(setup, poses, cdrs)
     index = order(method, features)
     if diversify:
         index = diverse(marks, index)

@@ -52,6 +52,7 @@ from ..structure import (
 from ..system import Partner
 from .lightdock_poses import lightdock_poses
 from .membrane import bead_heights, membrane_atoms, membrane_side
+from .paratope import require_paratope
 from .poses import DEFAULT_SWARM_RADIUS_A, initial_poses
 from .surface import SURFACE_DENSITY_A2, receptor_swarm_count
 from .swarms import ligand_diameter, swarm_centres
@@ -101,6 +102,9 @@ class SetupOptions:
     #: draw starting poses as LightDock does (one generator for all swarms, in order), so the
     #: setup's files equal LightDock's; False: one generator per swarm (sparkledock's own)
     lightdock_poses: bool = False
+    #: swarms only on an antibody receptor's CDRs (:mod:`sparkledock.setup.paratope`), as
+    #: passive restraints on them would place them, without restraints in the score
+    paratope: bool = False
     #: also write each swarm's starting translations (PDB) and orientations (BILD) in init/
     #: (LightDock's ``-sp``)
     write_starting_positions: bool = False
@@ -118,6 +122,16 @@ def _npy_bytes(array: np.ndarray) -> bytes:
     buffer = io.BytesIO()
     np.save(buffer, array)
     return buffer.getvalue()
+
+
+def _paratope(receptor: Atoms, path: Path, restrained: bool) -> list[str]:
+    """The receptor's CDR residues for ``paratope`` placement; refused (one line) when the
+    receptor has no antibody variable domain or restraints already place the swarms."""
+    if restrained:
+        raise InputFileError(
+            f"{path}: receptor restraints and --paratope both choose where swarms go; give one"
+        )
+    return require_paratope(receptor, str(path))
 
 
 def _check_options(options: SetupOptions) -> None:
@@ -327,7 +341,15 @@ def prepare_setup(
         heights = bead_heights(rec_atoms, str(rec_path))
         body = rec_c.select(~membrane_atoms(rec_c))
     near = sights = None
-    if parsed is not None and (parsed.receptor.active or parsed.receptor.passive):
+    restrained_receptor = parsed is not None and bool(
+        parsed.receptor.active or parsed.receptor.passive
+    )
+    paratope = _paratope(rec_c, rec_path, restrained_receptor) if options.paratope else []
+    if paratope:
+        near = paratope
+        sights = _central_atoms(rec_atoms, near)
+        count = options.swarms or options.swarms_per_restraint * len(near)
+    elif parsed is not None and restrained_receptor:
         near = parsed.receptor.active + parsed.receptor.passive
         sights = _central_atoms(rec_atoms, near)  # the file's frame, as LightDock's residues
         count = options.swarms or options.swarms_per_restraint * len(near)
@@ -487,6 +509,8 @@ def prepare_setup(
             "ligand_input": str(lig_path),
         },
     }
+    if paratope:  # where the swarms went (LightDock has no such key and ignores it)
+        config["paratope"] = paratope
     if parsed is not None:
         # the keys LightDock's lightdock3.py reads (without them it docks unrestrained)
         config["receptor_restraints"] = restraint_lists(parsed.receptor)
