@@ -23,9 +23,14 @@ every final glowworm (``analysis.quality``, equal to the DockQ package's; cached
 worth on a new one: per complex, the method that did best on the *other* complexes
 (leave one out), and its success on this one.
 
+``--paratope`` docks the complexes whose receptor is an antibody (2VXT, 2W9E, 3V6Z, 4G6J) on
+the antibody's CDRs (``dock --paratope``; ``<out>/<mode>-paratope/``), and with
+``--evaluate`` measures those dockings, the ``paratope`` ranking among the methods.
+
 Usage:
     python benchmarks/blind_accuracy.py [--complexes 2X9A ...] [--scoring-mode fast exact]
         [--steps 100] [-g 200] [--swarms 0] [--threads N] [--out blind_accuracy] [--fresh]
+        [--paratope]
     python benchmarks/blind_accuracy.py --evaluate [--out blind_accuracy] [--scoring-mode fast]
 """
 
@@ -43,6 +48,8 @@ from sparkledock.analysis.quality import pose_quality, quality_reference
 from sparkledock.analysis.rank import read_cluster_repr
 from sparkledock.io.lightdock import load_setup, read_gso_output
 from sparkledock.io.setupdir import SetupDir
+from sparkledock.setup.paratope import cdr_residues
+from sparkledock.structure import read_structure
 
 HERE = Path(__file__).resolve().parent
 ACCEPTABLE = 0.23
@@ -77,9 +84,22 @@ def lightdock_blind(folder: Path) -> dict[int, bool] | None:
     return lightdock_published(folder, "lightdock_bm5_BLIND.list")
 
 
-def run_one(folder: Path, mode: str, out: Path, args: argparse.Namespace) -> dict:
-    """Dock one complex blind in one scoring mode (or read the result of an earlier run)."""
-    return dock_accuracy.run_one(folder, mode, out, args, restrained=False)
+def run_one(
+    folder: Path, mode: str, out: Path, args: argparse.Namespace, paratope: bool = False
+) -> dict:
+    """Dock one complex blind in one scoring mode, on its antibody's CDRs with ``paratope``
+    (or read the result of an earlier run)."""
+    return dock_accuracy.run_one(folder, mode, out, args, restrained=False, paratope=paratope)
+
+
+def antibody(folder: Path) -> bool:
+    """Whether the complex's receptor is an antibody (has CDRs: ``setup.paratope``)."""
+    return bool(cdr_residues(read_structure(inputs(folder)["receptor"])))
+
+
+def mode_folder(mode: str, paratope: bool) -> str:
+    """``<out>``'s sub-folder of a scoring mode's dockings (``<mode>-paratope`` on CDRs)."""
+    return f"{mode}-paratope" if paratope else mode
 
 
 def final_glowworms(out: Path, steps: int):
@@ -118,6 +138,14 @@ def evaluate_folder(
     marks = ranking.landmarks(setup, poses, ranking.landmark_atoms(setup))
     features = {"score": scores[rep], "population": ranking.population(marks[rep], marks)}
     wanted = {need for m in methods for need in ranking.NEEDS[m]}
+    if "paratope" in wanted:
+        cache = out / "paratope_share.npz"
+        if cache.is_file() and len(np.load(cache)["share"]) == len(rep):
+            features["paratope"] = np.load(cache)["share"]
+        else:
+            cdrs = setup.config.get("paratope") or []
+            features["paratope"] = ranking.paratope_share(setup, poses[rep], cdrs)
+            np.savez(cache, share=features["paratope"])
     for function in sorted(wanted & set(ranking.RESCORED)):
         cache = out / f"rescored_{function}.npz"
         if cache.is_file() and len(np.load(cache)["scores"]) == len(rep):
@@ -146,11 +174,12 @@ def evaluate_folder(
 
 
 def evaluate_all(chosen: list[Path], args: argparse.Namespace) -> None:
-    mode = args.modes[0]
+    mode = mode_folder(args.modes[0], args.paratope)
     head = ["complex", "reps", "ceiling reps", "ceiling all", "best DockQ"]
     methods = [m + suffix for m in args.methods for suffix in ("", "+diverse")]
     head += [f"{m} top 1 / 5 / 10 / 100" for m in methods] + ["LightDock 1 / 5 / 10"]
-    print(f"# blind, {mode} mode: success = DockQ >= {ACCEPTABLE} among the first N")
+    what = f"{mode} mode" + (" (antibodies on their CDRs)" if args.paratope else "")
+    print(f"# blind, {what}: success = DockQ >= {ACCEPTABLE} among the first N")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     totals: dict[str, dict[int, int]] = {m: dict.fromkeys(EVAL_TOPS, 0) for m in methods}
@@ -231,14 +260,26 @@ def main() -> None:
         help="DockQ of the cluster representatives only (faster; no all-glowworm ceiling)",
     )
     parser.add_argument(
+        "--paratope",
+        action="store_true",
+        help="the antibody complexes only, docked on the antibody's CDRs (dock --paratope; "
+        "into <out>/<mode>-paratope)",
+    )
+    parser.add_argument(
         "--methods",
         nargs="+",
-        default=list(ranking.NEEDS),
+        default=None,
         choices=list(ranking.NEEDS),
-        help="ranking methods --evaluate measures (default: all)",
+        help="ranking methods --evaluate measures (default: all; 'paratope' with --paratope only)",
     )
     args = parser.parse_args()
+    if args.methods is None:
+        args.methods = [m for m in ranking.NEEDS if args.paratope or m != "paratope"]
+    if "paratope" in args.methods and not args.paratope:
+        raise SystemExit("--methods paratope ranks dockings made with --paratope")
     chosen = folders(args.complexes)
+    if args.paratope:
+        chosen = [folder for folder in chosen if antibody(folder)]
     if args.evaluate:
         evaluate_all(chosen, args)
         return
@@ -253,7 +294,8 @@ def main() -> None:
     for folder in chosen:
         row = [folder.name, ""]
         for mode in args.modes:
-            r = run_one(folder, mode, args.out / mode / folder.name, args)
+            where = args.out / mode_folder(mode, args.paratope) / folder.name
+            r = run_one(folder, mode, where, args, paratope=args.paratope)
             row[1] = str(r["swarms"])
             row += [r["classes"][str(n)] for n in TOPS]
             row += [fmt_q(r["top1_dockq"]), fmt_q(r["best_dockq"]), f"{r['wall_s']:.0f}"]

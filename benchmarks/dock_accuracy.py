@@ -75,10 +75,15 @@ def lightdock_published(
 
 
 def run_one(
-    folder: Path, mode: str, out: Path, args: argparse.Namespace, restrained: bool = True
+    folder: Path,
+    mode: str,
+    out: Path,
+    args: argparse.Namespace,
+    restrained: bool = True,
+    paratope: bool = False,
 ) -> dict:
-    """Dock one complex in one scoring mode, with its restraints or blind (or read the
-    result of an earlier run)."""
+    """Dock one complex in one scoring mode, with its restraints or blind (on an antibody
+    receptor's CDRs with ``paratope``), or read the result of an earlier run."""
     record = out / "accuracy.json"
     if record.is_file() and not args.fresh:
         return json.loads(record.read_text())
@@ -99,6 +104,7 @@ def run_one(
             threads=args.threads,
             quiet=True,
             scoring_mode=mode,
+            paratope=paratope,
         ),
     )
     wall = time.perf_counter() - start

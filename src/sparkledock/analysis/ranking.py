@@ -57,6 +57,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.spatial import cKDTree
 
+from ..errors import SparkledockError
 from ..io.lightdock import GSOOutput
 from ..pose import EXTENTS_START
 from ..system import DockingSetup
@@ -313,7 +314,9 @@ def rerank(
     if "paratope" in NEEDS[method]:
         cdrs = setup.config.get("paratope") or []
         if not cdrs:
-            raise ValueError("ranking 'paratope' needs a docking set up with --paratope")
+            raise SparkledockError(
+                f"{setup.path}: ranking 'paratope' needs a docking set up with --paratope"
+            )
         features["paratope"] = paratope_share(setup, poses, cdrs)
     index = order(method, features)
     if diversify:
