@@ -247,7 +247,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
         flip=args.flip,
         membrane=args.membrane,
         transmembrane=args.transmembrane,
-        paratope=args.paratope,
+        paratope=getattr(args, "paratope", False),
         lightdock_poses=args.lightdock_poses,
         write_starting_positions=args.starting,
     )
