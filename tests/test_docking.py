@@ -81,8 +81,9 @@ def test_dock_end_to_end_writes_everything(tmp_path, capsys):
     assert "$3Dmol.createViewer" in report and "http" not in report.split("<script>")[0]
     for section in ("Run", "Top models on the receptor", "Ranked models", "Clusters", "Plots"):
         assert f"<h2>{section}" in report, section
-    # four inline SVG plots: score per step, per swarm, cluster sizes, score against DockQ
-    assert report.count("<svg class='plot'") == 4
+    # five inline SVG plots: score per step, convergence per swarm (per saved step and each
+    # swarm's final best), cluster sizes, score against DockQ
+    assert report.count("<svg class='plot'") == 5
     assert "acceptable or better in the top 1 / 5 / 10" in report
     # an existing, non-empty output folder is refused and left as it was
     before = (out / "ranking.csv").read_text()
