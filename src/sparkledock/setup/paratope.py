@@ -96,8 +96,8 @@ def _next_domain(seq: str, start: int) -> tuple[VariableDomain | None, int]:
             cdr2 = (j + 13, j + 13 + 8)
             if heavy:  # from Trp 47 (``E-W-I/V-G``) when present: robust to gaps before it
                 second = seq.find("W", j + 8, j + 14)
-                start = second + 2 if second >= 0 else j + 13
-                cdr2 = (start, start + 17)
+                first2 = second + 2 if second >= 0 else j + 13
+                cdr2 = (first2, first2 + 17)
             cdrs = ((i + 3, j), cdr2, (k + 1, m))
             return VariableDomain("heavy" if heavy else "light", cdrs), motif.end()
     return None, len(seq)
