@@ -54,16 +54,19 @@ def test_cdr_residues_of_an_antibody_structure():
     assert len(set(ids)) == len(ids)
 
 
-def test_paratope_ranking_puts_cdr_contacts_first():
-    """Tenths of CDR share first; within a tenth, the soft_consensus order."""
+def test_paratope_ranking_adds_the_cdr_share_to_the_consensus():
+    """The mean of the DFIRE, dfire_soft, MJ3h and CDR-share ranks; equal shares share their
+    mean rank (not the input order)."""
     features = {
         "score": np.array([5.0, 9.0, 7.0, 8.0]),
         "dfire_soft": np.array([6.0, 9.0, 12.0, 10.0]),
         "mj3h": np.array([-1.0, 4.0, -2.0, 2.0]),
-        "paratope": np.array([0.95, 0.5, 0.91, 0.55]),
+        "paratope": np.array([1.0, 0.0, 0.0, 1.0]),
     }
-    # soft_consensus alone: 1, 3, 2, 0 (test_ranking); tenths 9, 5, 9, 5
-    assert ranking.order("paratope", features).tolist() == [2, 0, 1, 3]
+    # soft_consensus rank sums 8, 2, 5, 3 (test_ranking); share ranks 0.5, 2.5, 2.5, 0.5
+    assert ranking.order("soft_consensus", features).tolist() == [1, 3, 2, 0]
+    assert ranking.order("paratope", features).tolist() == [3, 1, 2, 0]
+    np.testing.assert_array_equal(ranking.tied_ranks([1.0, 0.0, 0.0, 1.0]), [0.5, 2.5, 2.5, 0.5])
     assert ranking.default_method(restrained=False, paratope=True) == "paratope"
     assert ranking.default_method(restrained=True, paratope=True) == "dfire"
 
@@ -98,7 +101,11 @@ def test_paratope_docking_places_swarms_on_the_cdrs_and_ranks_by_them(tmp_path):
     rows = list(csv.DictReader((out / "ranking.csv").open()))
     poses = np.array([[float(x) for x in r["pose"].split()] for r in rows])
     share = ranking.paratope_share(loaded, poses, setup["paratope"])
-    assert (np.diff(np.floor(share * 10 + 1e-9)) <= 0).all()  # CDR share in tenths, falling
+    assert ((share >= 0) & (share <= 1)).all() and share.max() > 0
+    features = {"score": np.array([float(r["score"]) for r in rows]), "paratope": share}
+    for function in ("dfire_soft", "mj3h"):
+        features[function] = ranking.rescore(loaded, poses, function)
+    assert ranking.order("paratope", features).tolist() == list(range(len(rows)))
 
 
 def test_paratope_refusals_are_one_line(tmp_path, capsys):

@@ -39,10 +39,12 @@ here reorder the same representatives:
   10 of the blind benchmark, chosen again for 18 of 19 complexes when each is left out
   (docs/performance.md gives what that choice is worth on a complex it did not see).
 
-* ``paratope``: for an antibody receptor docked with ``--paratope``: by the share of the
-  receptor's interface residues that are CDR residues, in tenths (an antibody binds with its
-  CDRs; poses that also touch its framework come later), then as ``soft_consensus``. The
-  default of such a docking.
+* ``paratope``: for an antibody receptor docked with ``--paratope``: the mean of each
+  representative's ranks by DFIRE, ``dfire_soft``, MJ3h and its CDR share (of the receptor's
+  residues within 5 Å of the ligand, the share that are CDR residues: an antibody binds with
+  its CDRs), equal weights, ties in the share ranked as their mean. The default of such a
+  docking (docs/performance.md, "Antibodies on their CDRs", measures it and the tried
+  alternatives).
 
 Poses are compared through a few ligand landmarks (C-alpha or C4' atoms spread over the
 ligand by farthest-point sampling): their RMSD tracks the ligand RMSD of the whole backbone
@@ -56,6 +58,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from scipy.spatial import cKDTree
+from scipy.stats import rankdata
 
 from ..errors import SparkledockError
 from ..io.lightdock import GSOOutput
@@ -183,6 +186,13 @@ def ranks(values: np.ndarray) -> np.ndarray:
     return out
 
 
+def tied_ranks(values: np.ndarray) -> np.ndarray:
+    """As :func:`ranks`, but equal values share their mean rank (for a feature with many
+    ties, such as a share of residues, whose order would otherwise be the input's)."""
+    values = np.asarray(values, dtype=np.float64)
+    return len(values) - rankdata(values, method="average")
+
+
 def _key(method: str, features: dict[str, np.ndarray]) -> np.ndarray:
     """The primary sort key of ``method`` (larger first)."""
     score = features["score"]
@@ -205,9 +215,8 @@ def _key(method: str, features: dict[str, np.ndarray]) -> np.ndarray:
     consensus = -(ranks(score) + ranks(features["dfire_soft"]) + ranks(features["mj3h"]))
     if method == "soft_consensus":  # the mean of the three ranks, equal weights
         return consensus
-    if method == "paratope":  # tenths of CDR share first, the consensus within each
-        tenths = np.floor(np.asarray(features["paratope"], dtype=np.float64) * 10 + 1e-9)
-        return tenths * (3 * len(score) + 1) + consensus
+    if method == "paratope":  # the consensus and the CDR share's rank, equal weights
+        return consensus - tied_ranks(features["paratope"])
     raise ValueError(f"unknown ranking method {method!r} (known: {', '.join(NEEDS)})")
 
 
