@@ -30,8 +30,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import numpy as np
-
 from ..errors import InputFileError
 from ..structure import Atoms
 
@@ -103,29 +101,13 @@ def _next_domain(seq: str, start: int) -> tuple[VariableDomain | None, int]:
     return None, len(seq)
 
 
-def residue_table(atoms: Atoms) -> tuple[np.ndarray, list[str], list[str]]:
-    """Per atom, the index of its residue; per residue, its LightDock id and chain (file
-    order)."""
-    keys = list(zip(atoms.chain, atoms.res_seq, atoms.ins_code, strict=True))
-    ids = atoms.residue_ids()
-    index = np.empty(len(keys), dtype=np.int64)
-    seen: dict[tuple, int] = {}
-    names: list[str] = []
-    chains: list[str] = []
-    for n, key in enumerate(keys):
-        if key not in seen:
-            seen[key] = len(seen)
-            names.append(str(ids[n]))
-            chains.append(str(key[0]))
-        index[n] = seen[key]
-    return index, names, chains
-
-
 def cdr_residues(atoms: Atoms) -> list[str]:
     """LightDock ids (``chain.resname.number[ins]``) of the CDR residues of every variable
     domain of every protein chain of ``atoms``, in file order; empty for a molecule that is
     not an antibody."""
-    _, ids, chains = residue_table(atoms)
+    starts = atoms.residue_starts()
+    ids = [str(i) for i in atoms.residue_ids()[starts]]
+    chains = [str(c) for c in atoms.chain[starts]]
     out: list[str] = []
     for chain in dict.fromkeys(chains):
         members = [rid for rid, c in zip(ids, chains, strict=True) if c == chain]
@@ -134,18 +116,6 @@ def cdr_residues(atoms: Atoms) -> list[str]:
             for a, b in domain.cdrs:
                 out.extend(members[a:b])
     return out
-
-
-def paratope_fraction(atoms: Atoms, paratope: list[str], contacts: np.ndarray) -> float:
-    """Of the residues of ``atoms`` with an atom in ``contacts`` (a mask over the atoms: in
-    contact with the partner), the fraction that are ``paratope`` residues (0 without
-    contacts)."""
-    index, ids, _ = residue_table(atoms)
-    touched = np.unique(index[contacts])
-    if len(touched) == 0:
-        return 0.0
-    wanted = set(paratope)
-    return float(np.mean([ids[r] in wanted for r in touched]))
 
 
 def require_paratope(atoms: Atoms, source: str) -> list[str]:
