@@ -119,7 +119,8 @@ def deform(
     modes = np.ascontiguousarray(modes)
     base = coords[mask]
     moved = np.empty((min(DEFORM_CHUNK, len(extents)), *base.shape), dtype=out.dtype)
-    term = np.empty_like(moved)
+    # each product in the precision the batch-wide expression computed it in
+    term = np.empty(moved.shape, dtype=np.result_type(modes.dtype, extents.dtype))
     for first in range(0, len(extents), DEFORM_CHUNK):
         part = extents[first : first + DEFORM_CHUNK]
         acc, tmp = moved[: len(part)], term[: len(part)]
