@@ -73,19 +73,20 @@ def variable_domains(sequence: str) -> list[VariableDomain]:
         start = end
 
 
+def _cysteines(seq: str, first: int, end: int) -> list[int]:
+    """Positions of Cys in ``seq[first:end]``."""
+    return [i for i in range(first, min(end, len(seq))) if seq[i] == "C"]
+
+
 def _next_domain(seq: str, start: int) -> tuple[VariableDomain | None, int]:
     """The first domain whose first Cys is at or after ``start``, and where its framework-4
     motif ends (the next search starts there)."""
-    for i in range(start, len(seq)):
-        if seq[i] != "C":
-            continue
+    for i in _cysteines(seq, start, len(seq)):
         trp = FRAMEWORK2_TRP.search(seq, i + CYS_TO_TRP[0], i + CYS_TO_TRP[1] + 2)
         if trp is None:
             continue
         j = trp.start()
-        for k in range(j + TRP_TO_CYS[0], min(j + TRP_TO_CYS[1] + 1, len(seq))):
-            if seq[k] != "C":
-                continue
+        for k in _cysteines(seq, j + TRP_TO_CYS[0], j + TRP_TO_CYS[1] + 1):
             motif = FRAMEWORK4_MOTIF.search(seq, k + CYS_TO_MOTIF[0], k + CYS_TO_MOTIF[1] + 4)
             if motif is None:
                 continue
