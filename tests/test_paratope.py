@@ -54,6 +54,24 @@ def test_cdr_residues_of_an_antibody_structure():
     assert len(set(ids)) == len(ids)
 
 
+def test_the_benchmark_antibodies_and_only_they_have_cdrs():
+    """Of the forty partner structures of ../shared/bench and bench5, the four antibody
+    receptors have CDRs (a heavy and a light domain each), no other structure has any."""
+    from conftest import SHARED
+
+    expected = {"2VXT": 55, "2W9E": 62, "3V6Z": 77, "4G6J": 65}
+    found = {}
+    for folder in sorted([*(SHARED / "bench").iterdir(), *(SHARED / "bench5").iterdir()]):
+        files = sorted(folder.glob("*_[rl]_u.pdb")) + sorted(folder.glob("*_[AB]_noh.pdb"))
+        for path in files:
+            ids = cdr_residues(read_structure(path))
+            if ids:
+                found[folder.name] = len(ids)
+                assert path.name.startswith(f"{folder.name}_") and "_l_" not in path.name
+                assert "_B_" not in path.name  # the receptor, never the antigen
+    assert found == expected
+
+
 def test_paratope_ranking_adds_the_cdr_share_to_the_consensus():
     """The mean of the DFIRE, dfire_soft, MJ3h and CDR-share ranks; equal shares share their
     mean rank (not the input order)."""
