@@ -37,6 +37,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -118,6 +119,29 @@ def final_glowworms(out: Path, steps: int):
     return setup, np.concatenate(poses), np.concatenate(scores), rep
 
 
+def cached(path: Path, key: str, size: int, compute: Callable[[], np.ndarray]) -> np.ndarray:
+    """``compute()``, kept in ``path`` (as array ``key``) beside a docking and read back from
+    there while it holds ``size`` values."""
+    if path.is_file():
+        values = np.load(path)[key]
+        if len(values) == size:
+            return values
+    values = compute()
+    np.savez(path, **{key: values})
+    return values
+
+
+def rescored(out: Path, setup, poses: np.ndarray, function: str) -> np.ndarray:
+    """The representatives' ``poses`` re-scored by ``function`` (cached beside the docking
+    ``out`` as ``rescored_<function>.npz``)."""
+    return cached(
+        out / f"rescored_{function}.npz",
+        "scores",
+        len(poses),
+        lambda: ranking.rescore(setup, poses, function),
+    )
+
+
 def evaluate_folder(
     folder: Path, out: Path, steps: int, methods: list[str], reps_only: bool = False
 ) -> dict:
@@ -139,20 +163,15 @@ def evaluate_folder(
     features = {"score": scores[rep], "population": ranking.population(marks[rep], marks)}
     wanted = {need for m in methods for need in ranking.NEEDS[m]}
     if "paratope" in wanted:
-        cache = out / "paratope_share.npz"
-        if cache.is_file() and len(np.load(cache)["share"]) == len(rep):
-            features["paratope"] = np.load(cache)["share"]
-        else:
-            cdrs = setup.config.get("paratope") or []
-            features["paratope"] = ranking.paratope_share(setup, poses[rep], cdrs)
-            np.savez(cache, share=features["paratope"])
+        cdrs = setup.config.get("paratope") or []
+        features["paratope"] = cached(
+            out / "paratope_share.npz",
+            "share",
+            len(rep),
+            lambda: ranking.paratope_share(setup, poses[rep], cdrs),
+        )
     for function in sorted(wanted & set(ranking.RESCORED)):
-        cache = out / f"rescored_{function}.npz"
-        if cache.is_file() and len(np.load(cache)["scores"]) == len(rep):
-            features[function] = np.load(cache)["scores"]
-        else:
-            features[function] = ranking.rescore(setup, poses[rep], function)
-            np.savez(cache, scores=features[function])
+        features[function] = rescored(out, setup, poses[rep], function)
     good = dockq[rep] >= ACCEPTABLE
     result = {
         "complex": folder.name,

@@ -33,6 +33,7 @@ from blind_accuracy import (
     finished,
     inputs,
     loo_selection,
+    rescored,
 )
 from sparkledock.analysis import ranking
 from sparkledock.analysis.quality import pose_quality, quality_reference
@@ -49,12 +50,8 @@ def features(folder: Path, out: Path, steps: int) -> dict[str, np.ndarray]:
     f = {"dfire": scores[rep]}
     reference = quality_reference(setup, inputs(folder)["reference"])
     f["dockq"] = pose_quality(reference, setup, poses[rep])["dockq"]
-    for function in FUNCTIONS:
-        earlier = out / f"rescored_{function}.npz"  # blind_accuracy --evaluate's cache
-        if earlier.is_file() and len(np.load(earlier)["scores"]) == len(rep):
-            f[function] = np.load(earlier)["scores"]
-        else:
-            f[function] = ranking.rescore(setup, poses[rep], function)
+    for function in FUNCTIONS:  # blind_accuracy --evaluate's cache, shared
+        f[function] = rescored(out, setup, poses[rep], function)
     np.savez(cache, **f)
     return f
 
