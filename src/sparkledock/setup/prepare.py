@@ -340,17 +340,12 @@ def prepare_setup(
     if with_membrane:
         heights = bead_heights(rec_atoms, str(rec_path))
         body = rec_c.select(~membrane_atoms(rec_c))
-    near = sights = None
-    restrained_receptor = parsed is not None and bool(
-        parsed.receptor.active or parsed.receptor.passive
-    )
-    paratope = _paratope(rec_c, rec_path, restrained_receptor) if options.paratope else []
-    if paratope:
-        near = paratope
-        sights = _central_atoms(rec_atoms, near)
-        count = options.swarms or options.swarms_per_restraint * len(near)
-    elif parsed is not None and restrained_receptor:
-        near = parsed.receptor.active + parsed.receptor.passive
+    # the residues swarms gather at: the receptor's restraints, or its CDRs with --paratope
+    near = (parsed.receptor.active + parsed.receptor.passive) if parsed is not None else []
+    paratope = _paratope(rec_c, rec_path, bool(near)) if options.paratope else []
+    near = paratope or near or None
+    sights = None
+    if near:
         sights = _central_atoms(rec_atoms, near)  # the file's frame, as LightDock's residues
         count = options.swarms or options.swarms_per_restraint * len(near)
     else:
