@@ -13,7 +13,8 @@ For each finished docking of ``dock_accuracy.py`` (``<acc>/<mode>/<complex>``: i
 - ``--refine``: ``refine.refine_model`` (PDBFixer, Amber ff99SB-ILDN, vacuum then OBC
   implicit solvent, C-alpha restraints): clashes, DockQ of the refined model.
 
-Resumable: each complex's numbers go to ``<out>/<complex>.json`` (``--fresh`` redoes them).
+Resumable model by model: each complex's numbers go to ``<out>/<complex>.json`` as each model
+is done (``--fresh`` redoes them; a larger ``--top`` adds the missing models).
 
 Usage:
     python benchmarks/refine_accuracy.py --acc dock_accuracy/fast [--complexes 2X9A ...]
@@ -34,6 +35,7 @@ import numpy as np
 from sparkledock.analysis.evaluate import evaluate
 from sparkledock.analysis.models import write_models
 from sparkledock.api import prepare_scoring
+from sparkledock.fileutil import atomic_write_text
 from sparkledock.gso import minimize_best
 from sparkledock.io.lightdock import load_setup, read_gso_output
 from sparkledock.io.setupdir import SetupDir
@@ -54,16 +56,22 @@ def ligand_chains(model: Path, setup) -> set[str]:
 def one_complex(docking: Path, reference: Path, out: Path, args: argparse.Namespace) -> dict:
     """The table rows of one docking's top models (see the module docstring)."""
     record = out / f"{docking.name}.json"
-    if record.is_file() and not args.fresh:
-        return json.loads(record.read_text())
+    rows = list(csv.DictReader((docking / "ranking.csv").open()))[: args.top]
+    done = {}
+    if record.is_file() and not args.fresh:  # resume model by model
+        done = {m["rank"]: m for m in json.loads(record.read_text())["models"]}
+        if all(int(row["rank"]) in done for row in rows):
+            return {"complex": docking.name, "models": [done[int(r["rank"])] for r in rows]}
     setup = load_setup(docking / "setup")
     steps = json.loads((docking / "accuracy.json").read_text())["steps"]
-    rows = list(csv.DictReader((docking / "ranking.csv").open()))[: args.top]
     scoring = prepare_scoring(setup, restraints=setup_restraints(setup))
     work = out / docking.name
     work.mkdir(parents=True, exist_ok=True)
     models = []
     for row in rows:
+        if int(row["rank"]) in done:
+            models.append(done[int(row["rank"])])
+            continue
         model = docking / row["model"]
         chains = ligand_chains(model, setup)
         data = read_gso_output(SetupDir(setup.path).gso(int(row["swarm"]), steps))
@@ -94,9 +102,10 @@ def one_complex(docking: Path, reference: Path, out: Path, args: argparse.Namesp
             entry["refine_dropped"] = refined.dropped_residues
         models.append(entry)
         print(f"{docking.name} rank {entry['rank']}: {entry}", flush=True)
-    result = {"complex": docking.name, "models": models}
-    record.write_text(json.dumps(result, indent=1) + "\n")
-    return result
+        kept = {**done, **{m["rank"]: m for m in models}}  # beyond --top too
+        result = {"complex": docking.name, "models": [kept[k] for k in sorted(kept)]}
+        atomic_write_text(record, json.dumps(result, indent=1) + "\n")
+    return {"complex": docking.name, "models": models}
 
 
 def fmt(values: list[float], digits: int = 2) -> str:
