@@ -5,7 +5,8 @@ Per finished blind docking (``<out>/<mode>/<complex>/``), per cluster representa
 DFIRE score, its re-scores by ``dfire_soft`` (DFIRE with side-chain clashes forgiven), TOBI,
 PISA and MJ3h (the residue-level ones on the rigid-body part of each pose), and its DockQ
 against the bound reference (cached in ``consensus.npz`` beside each docking). Every
-combination of one to four of these five is a ranking: the mean of the representative's
+combination of one to four of these five (``--functions`` adds LightDock's other scoring
+functions, ``--size`` allows larger combinations) is a ranking: the mean of the representative's
 ranks under each, equal weights, ties by score. Printed: success in the top 1 / 5 / 10 / 100
 (DockQ >= 0.23) summed over the complexes for every combination, best top 10 first, with the
 rank of each complex's first acceptable representative; then the leave-one-out choice: for
@@ -16,6 +17,7 @@ default (``soft_consensus``: DFIRE + dfire_soft + MJ3h) is the combination this 
 
 Usage:
     python benchmarks/ranking_consensus.py [--out blind_accuracy] [--scoring-mode fast]
+        [--functions dfire_soft tobi pisa mj3h sipper ...] [--size 4] [--complexes ...]
 """
 
 from __future__ import annotations
@@ -39,18 +41,25 @@ from sparkledock.analysis import ranking
 from sparkledock.analysis.quality import pose_quality, quality_reference
 
 FUNCTIONS = ("dfire_soft", "tobi", "pisa", "mj3h")
+#: further re-scores ``--functions`` may add (LightDock's other scoring functions)
+MORE = ("sipper", "dfire2", "vdw", "cpydock", "sd")
 
 
-def features(folder: Path, out: Path, steps: int) -> dict[str, np.ndarray]:
+def features(
+    folder: Path, out: Path, steps: int, functions: tuple[str, ...] = FUNCTIONS
+) -> dict[str, np.ndarray]:
     """The representatives' scores and DockQ of one finished docking (cached)."""
     cache = out / "consensus.npz"
-    if cache.is_file():
-        return dict(np.load(cache))
+    f = dict(np.load(cache)) if cache.is_file() else {}
+    missing = [name for name in functions if name not in f]
+    if "dockq" in f and not missing:
+        return f
     setup, poses, scores, rep = final_glowworms(out, steps)
-    f = {"dfire": scores[rep]}
-    reference = quality_reference(setup, inputs(folder)["reference"])
-    f["dockq"] = pose_quality(reference, setup, poses[rep])["dockq"]
-    for function in FUNCTIONS:  # blind_accuracy --evaluate's cache, shared
+    if "dockq" not in f:
+        f["dfire"] = scores[rep]
+        reference = quality_reference(setup, inputs(folder)["reference"])
+        f["dockq"] = pose_quality(reference, setup, poses[rep])["dockq"]
+    for function in missing:  # blind_accuracy --evaluate's cache, shared
         f[function] = rescored(out, setup, poses[rep], function)
     np.savez(cache, **f)
     return f
@@ -73,13 +82,24 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("blind_accuracy"))
     parser.add_argument("--scoring-mode", default="fast")
     parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument(
+        "--functions",
+        nargs="+",
+        default=list(FUNCTIONS),
+        choices=FUNCTIONS + MORE,
+        help="the re-scores to combine with DFIRE (default: %(default)s)",
+    )
+    parser.add_argument("--size", type=int, default=4, help="most ranks averaged (4)")
+    parser.add_argument("--complexes", nargs="+", help="only these (default: every finished)")
     args = parser.parse_args()
+    functions = tuple(args.functions)
     data = {
-        folder.name: features(folder, out, args.steps)
+        folder.name: features(folder, out, args.steps, functions)
         for folder, out in finished(args.out, args.scoring_mode)
+        if not args.complexes or folder.name in args.complexes
     }
-    names = ("dfire", *FUNCTIONS)
-    combos = [c for k in range(1, 5) for c in itertools.combinations(names, k)]
+    names = ("dfire", *functions)
+    combos = [c for k in range(1, args.size + 1) for c in itertools.combinations(names, k)]
     table = {(c, n): hits(f, c) for c in combos for n, f in data.items()}
     ceiling = sum(bool((f["dockq"] >= ACCEPTABLE).any()) for f in data.values())
     tops = " / ".join(map(str, EVAL_TOPS))
