@@ -38,9 +38,8 @@ FUNCTIONS = ("dfire", "dfire_soft", "mj3h")
 
 
 def consensus_order(scores: dict[str, np.ndarray]) -> np.ndarray:
-    """``soft_consensus``: the mean of the DFIRE, dfire_soft and MJ3h ranks, ties by DFIRE."""
-    key = -sum(ranking.ranks(scores[name]) for name in FUNCTIONS)
-    return np.lexsort((np.arange(len(key)), -scores["dfire"], -key))
+    """The representatives in ``dock``'s blind order (``soft_consensus``), best first."""
+    return ranking.order("soft_consensus", {**scores, "score": scores["dfire"]})
 
 
 def relaxed_scores(setup, pose: np.ndarray, work: Path, iterations: int, threads: int) -> dict:
@@ -63,12 +62,6 @@ def relaxed_scores(setup, pose: np.ndarray, work: Path, iterations: int, threads
         parts[key].write_text(format_lightdock_pdb(heavy.select(np.isin(chains, list(kept)))))
     scores = {name: complex_score(name, parts["rec"], parts["lig"]) for name in FUNCTIONS}
     return {"after": scores, "clashes": [refined.clashes_before, refined.clashes_after]}
-
-
-def where(order_key: np.ndarray, good: np.ndarray) -> list[int]:
-    """1-based positions of the ``good`` entries in descending ``order_key``."""
-    order = np.lexsort((np.arange(len(order_key)), -order_key))
-    return [int(np.flatnonzero(order == i)[0]) + 1 for i in np.flatnonzero(good)]
 
 
 def main() -> None:
@@ -109,8 +102,9 @@ def main() -> None:
     good = np.array([done[k]["dockq"] >= ACCEPTABLE for k in ids])
     for stage in ("before", "after"):
         scores = {name: np.array([done[k][stage][name] for k in ids]) for name in FUNCTIONS}
-        key = -sum(ranking.ranks(scores[name]) for name in FUNCTIONS)
-        print(f"{stage} relaxing: acceptable at {where(key, good)} of {len(ids)} (soft_consensus)")
+        places = np.argsort(consensus_order(scores)) + 1
+        print(f"{stage} relaxing: acceptable at {places[good].tolist()} of {len(ids)} "
+              "(soft_consensus)")  # fmt: skip
     seconds = [done[k]["seconds"] for k in ids]
     gain = np.array([done[k]["after"]["dfire"] - done[k]["before"]["dfire"] for k in ids])
     print(f"DFIRE gain: mean {gain.mean():+.1f}, acceptable {np.round(gain[good], 1).tolist()}; "
