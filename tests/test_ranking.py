@@ -197,6 +197,22 @@ def test_the_default_ranking_follows_restraints_and_the_search_function():
     assert ranking.default_method(restrained=False, scoring="pisa") == "dfire"
 
 
+def test_the_default_scoring_mode_is_fast_only_for_a_blind_dfire_docking():
+    from sparkledock.docking import DockOptions, default_scoring_mode, with_defaults
+
+    blind = DockOptions()
+    assert default_scoring_mode(blind, restrained=False) == "fast"
+    assert default_scoring_mode(DockOptions(paratope=True), restrained=False) == "fast"
+    assert default_scoring_mode(blind, restrained=True) == "exact"
+    assert default_scoring_mode(DockOptions(membrane=True), restrained=False) == "exact"
+    assert default_scoring_mode(DockOptions(scoring="pisa"), restrained=False) == "exact"
+    # what the user asks for is kept; both defaults are decided together
+    chosen = with_defaults(DockOptions(scoring_mode="exact"), restrained=False)
+    assert (chosen.scoring_mode, chosen.rank_method) == ("exact", "soft_consensus")
+    chosen = with_defaults(DockOptions(), restrained=True)
+    assert (chosen.scoring_mode, chosen.rank_method) == ("exact", "dfire")
+
+
 def test_clash_tolerant_table_forgives_side_chain_clashes_only():
     from sparkledock.scoring.dfire.model import (
         ATOM_TYPE,
@@ -276,3 +292,6 @@ def test_blind_dock_ranks_by_the_blind_default_and_says_so(tmp_path):
     ]
     record = json.loads((out / "run.json").read_text())
     assert record["options"]["rank_method"] == "soft_consensus"
+    # and searches in fast mode (the blind default), the final scores exact
+    assert record["options"]["scoring_mode"] == "fast"
+    assert json.loads((out / "sparkledock_dock.json").read_text())["scoring_mode"] == "fast"

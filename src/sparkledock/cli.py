@@ -74,14 +74,19 @@ def add_scoring_option(p: argparse.ArgumentParser, what: str) -> None:
     )
 
 
-def add_scoring_mode_option(p: argparse.ArgumentParser) -> None:
-    """--scoring-mode (run, dock, screen)."""
+def add_scoring_mode_option(p: argparse.ArgumentParser, docking: bool = False) -> None:
+    """--scoring-mode (run; dock and screen, whose default follows the restraints)."""
+    default = (
+        "default: fast for a DFIRE docking without restraints, exact otherwise"
+        if docking
+        else "default: exact"
+    )
     p.add_argument(
         "--scoring-mode",
-        default="exact",
+        default=None if docking else "exact",
         choices=("exact", "fast"),
-        help="exact: every score exact (default); fast: the search scores with DFIRE's field "
-        "on a grid (numba or torch), the final glowworms are re-scored exactly",
+        help="exact: every score exact; fast: the search scores with DFIRE's field on a grid "
+        f"(numba or torch), the final glowworms are re-scored exactly ({default})",
     )
 
 
@@ -102,7 +107,7 @@ def add_protocol_options(p: argparse.ArgumentParser, top_help: str) -> None:
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
     add_logging_options(p)
     add_scoring_option(p, "scoring function of the search")
-    add_scoring_mode_option(p)
+    add_scoring_mode_option(p, docking=True)
     add_engine_options(p)
 
 

@@ -25,9 +25,10 @@ from .docking import (
     DockOptions,
     analyse,
     check_options,
+    default_scoring_mode,
     engine_name,
     prepare_dock_setup,
-    with_ranking,
+    with_defaults,
 )
 from .driver import RunOptions, run_setups
 from .errors import InputFileError, SparkledockError, SparkledockWarning
@@ -110,6 +111,9 @@ def screen(
     check_options(options)
     rank, size = (comm.Get_rank(), comm.Get_size()) if comm is not None else (0, 1)
     pairs = read_pairs(pairs_file)
+    if options.scoring_mode is None:  # one run for every pair: exact if any is restrained
+        restrained = any(pair.restraints for pair in pairs)
+        options = replace(options, scoring_mode=default_scoring_mode(options, restrained))
     out = Path(out)
     check_output_folder(out)  # on every rank, before any work (only rank 0 locks)
     with contextlib.ExitStack() as stack:
@@ -156,7 +160,7 @@ def _screen(
                 continue
             ranking = out / pair.name / "ranking.csv"
             if not ranking.is_file():
-                quiet = with_ranking(replace(options, quiet=True), bool(pair.restraints))
+                quiet = with_defaults(replace(options, quiet=True), bool(pair.restraints))
                 pair_record = RunRecord(
                     out / pair.name, "screen pair", options=quiet, engine=runrec.engine
                 )
