@@ -203,6 +203,7 @@ def test_the_default_scoring_mode_is_fast_only_for_a_blind_dfire_docking():
     blind = DockOptions()
     assert default_scoring_mode(blind, restrained=False) == "fast"
     assert default_scoring_mode(DockOptions(paratope=True), restrained=False) == "fast"
+    assert default_scoring_mode(DockOptions(scoring="fastdfire"), restrained=False) == "fast"
     assert default_scoring_mode(blind, restrained=True) == "exact"
     assert default_scoring_mode(DockOptions(membrane=True), restrained=False) == "exact"
     assert default_scoring_mode(DockOptions(scoring="pisa"), restrained=False) == "exact"

@@ -22,7 +22,7 @@ from .analysis.convergence import swarm_convergence
 from .analysis.filter import satisfaction
 from .analysis.models import write_models
 from .analysis.rank import rank_glowworms, write_ranking
-from .analysis.ranking import NEEDS, default_method, rerank
+from .analysis.ranking import DFIRE_SEARCH, NEEDS, default_method, rerank
 from .analysis.report import Cluster, write_report
 from .backend import Engine
 from .driver import run_simulation
@@ -476,7 +476,7 @@ def default_scoring_mode(options: DockOptions, restrained: bool) -> str:
     otherwise: with restraints fast mode loses two of eight top-1 successes, and membrane
     dockings and the other scoring functions were not measured in fast mode."""
     blind = not restrained and not (options.membrane or options.transmembrane)
-    return "fast" if blind and options.scoring == "dfire" else "exact"
+    return "fast" if blind and options.scoring in DFIRE_SEARCH else "exact"
 
 
 def with_defaults(options: DockOptions, restrained: bool) -> DockOptions:

@@ -162,13 +162,19 @@ RESTRAINED_DEFAULT = "dfire"
 PARATOPE_DEFAULT = "paratope"
 
 
+#: The names a DFIRE search goes by (LightDock's ``fastdfire`` included): the blind defaults
+#: (this ranking, and fast scoring in :func:`sparkledock.docking.default_scoring_mode`) were
+#: measured on DFIRE searches only.
+DFIRE_SEARCH = ("dfire", "fastdfire")
+
+
 def default_method(restrained: bool, scoring: str = "dfire", paratope: bool = False) -> str:
     """The ranking a docking uses unless told: :data:`BLIND_DEFAULT` for a DFIRE search
     without restraints (where ranking by DFIRE loses most near-native solutions),
     :data:`PARATOPE_DEFAULT` for one on an antibody's CDRs (``paratope``), by the search's
     own score otherwise (with restraints, DFIRE already ranks well; another scoring function
     or a combination is the user's choice of ranking too)."""
-    if restrained or scoring not in ("dfire", "fastdfire"):
+    if restrained or scoring not in DFIRE_SEARCH:
         return RESTRAINED_DEFAULT
     return PARATOPE_DEFAULT if paratope else BLIND_DEFAULT
 
