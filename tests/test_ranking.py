@@ -293,6 +293,6 @@ def test_blind_dock_ranks_by_the_blind_default_and_says_so(tmp_path):
     ]
     record = json.loads((out / "run.json").read_text())
     assert record["options"]["rank_method"] == "soft_consensus"
-    # and searches in fast mode (the blind default), the final scores exact
+    # and searched in fast mode, the blind default, as both records say
     assert record["options"]["scoring_mode"] == "fast"
     assert json.loads((out / "sparkledock_dock.json").read_text())["scoring_mode"] == "fast"
