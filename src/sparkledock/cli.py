@@ -108,6 +108,7 @@ def add_protocol_options(p: argparse.ArgumentParser, top_help: str) -> None:
     add_logging_options(p)
     add_scoring_option(p, "scoring function of the search")
     add_scoring_mode_option(p, docking=True)
+    add_spacing_options(p)
     add_engine_options(p)
 
 
@@ -157,6 +158,30 @@ def add_rank_options(p: argparse.ArgumentParser, flag: str) -> None:
         "--diverse",
         action="store_true",
         help="move representatives within 5 Å ligand RMSD of a better-ranked one back",
+    )
+
+
+def add_spacing_options(p: argparse.ArgumentParser) -> None:
+    """--protocol and --swarm-spacing (setup, dock, screen)."""
+    from .docking import PROTOCOLS, RESTRAINED_SPACING_A
+
+    p.add_argument(
+        "--protocol",
+        default="sparkledock",
+        choices=PROTOCOLS,
+        help="sparkledock (default): with restraints, swarms cover the restraint patch "
+        f"{RESTRAINED_SPACING_A:g} Å apart, fast search, restraint-aware ranking; lightdock: "
+        "LightDock 0.9.4's protocol (20 swarms per restraint residue, exact search, ranking by "
+        "score)",
+    )
+    p.add_argument(
+        "--swarm-spacing",
+        dest="swarm_spacing",
+        type=float,
+        default=None,
+        metavar="Å",
+        help="with receptor restraints: swarm centres cover the restraint patch this far apart "
+        "(0: LightDock 0.9.4's 20 per restraint residue; default: the protocol's)",
     )
 
 
@@ -226,7 +251,13 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
+    from .docking import protocol_spacing
     from .setup.prepare import SetupOptions, prepare_setup
+
+    spacing = args.swarm_spacing
+    if spacing is None:
+        restrained = args.restraints is not None
+        spacing = protocol_spacing(args.protocol, restrained, getattr(args, "paratope", False))
 
     options = SetupOptions(
         glowworms=args.glowworms,
@@ -248,6 +279,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
         surface_density=args.surface_density,
         fixed_distance=args.fixed_distance,
         swarms_per_restraint=args.swarms_per_restraint,
+        swarm_spacing=spacing,
         dense_sampling=args.dense_sampling,
         flip=args.flip,
         membrane=args.membrane,
@@ -470,6 +502,8 @@ def dock_options(args: argparse.Namespace, **fixed: int) -> DockOptions:
     chosen["transmembrane"] = getattr(args, "transmembrane", False)
     chosen["paratope"] = getattr(args, "paratope", False)
     chosen["refine"] = getattr(args, "refine", False)
+    chosen["protocol"] = args.protocol
+    chosen["swarm_spacing"] = args.swarm_spacing
     chosen.update(fixed)
     return DockOptions(**chosen, threads=args.threads, quiet=args.quiet, engine=engine_of(args))
 
@@ -697,8 +731,9 @@ def build_parser() -> argparse.ArgumentParser:
         dest="swarms_per_restraint",
         type=at_least(1),
         default=20,
-        help="swarms per receptor restraint residue (20)",
+        help="swarms per receptor restraint residue (20; with --swarm-spacing, at most)",
     )
+    add_spacing_options(p)
     p.add_argument(
         "--dense-sampling",
         "--ds",

@@ -40,6 +40,15 @@ from .system import DockingSetup
 
 FILTER_FRACTION = 0.4
 
+#: The protocols ``dock`` runs: ``sparkledock`` (its own defaults, decided in
+#: :func:`with_defaults`) and ``lightdock`` (LightDock 0.9.4's: its swarm rule, exact search,
+#: ranking by score; what the LightDock-named commands always run).
+PROTOCOLS = ("sparkledock", "lightdock")
+#: The restraint-focused rule's spacing (Å) between swarm centres over the restraint patch
+#: (:func:`sparkledock.setup.swarms.covering_count`), chosen on the training complexes
+#: (docs/performance.md, "Restrained protocol").
+RESTRAINED_SPACING_A = 8.0
+
 
 @dataclass(frozen=True)
 class DockOptions:
@@ -73,6 +82,11 @@ class DockOptions:
     paratope: bool = False
     #: refine the top models with OpenMM (restrained minimisation; :mod:`sparkledock.refine`)
     refine: bool = False
+    #: :data:`PROTOCOLS`: the defaults of the options left None (placement, search, ranking)
+    protocol: str = "sparkledock"
+    #: with restraints, the spacing (Å) of the restraint-focused swarm rule (0: LightDock
+    #: 0.9.4's 20 swarms per restraint residue; None: the protocol's)
+    swarm_spacing: float | None = None
 
 
 #: What ``dock`` records in its output folder: the run's key, its stage and score history.
@@ -117,6 +131,13 @@ def check_options(options: DockOptions) -> None:
         require_openmm()
     if options.threads is not None and options.threads < 1:
         raise SparkledockError(f"--threads must be at least 1, got {options.threads}")
+    if options.protocol not in PROTOCOLS:
+        raise SparkledockError(
+            f"--protocol {options.protocol!r}: no such protocol (known: {', '.join(PROTOCOLS)})"
+        )
+    spacing = options.swarm_spacing
+    if spacing is not None and not (0 <= spacing < float("inf")):
+        raise SparkledockError(f"--swarm-spacing must be 0 or a positive number, got {spacing}")
     if options.rank_method is not None and options.rank_method not in NEEDS:
         raise SparkledockError(
             f"--rank-method {options.rank_method!r}: no such ranking (known: {', '.join(NEEDS)})"
@@ -160,6 +181,9 @@ def dock_key(receptor, ligand, restraints, options: DockOptions) -> str:
         "engine": None if engine is None else [engine.backend, engine.precision],
         # where the swarms go (only when set, so that earlier dockings keep their keys)
         **{k: True for k in ("membrane", "transmembrane", "paratope") if getattr(options, k)},
+        # always: a folder made before protocols existed never resumes under a new default
+        "protocol": options.protocol,
+        "swarm_spacing": options.swarm_spacing,
     }
     digest.update(json.dumps(protocol, sort_keys=True).encode())
     return digest.hexdigest()
@@ -440,6 +464,7 @@ def prepare_dock_setup(receptor, ligand, out: Path, restraints, options: DockOpt
                 membrane=options.membrane,
                 transmembrane=options.transmembrane,
                 paratope=options.paratope,
+                swarm_spacing=options.swarm_spacing or 0.0,
             ),
             progress=lambda line: LOGGER.info(f"setup: {line}"),
         )
@@ -479,10 +504,28 @@ def default_scoring_mode(options: DockOptions, restrained: bool) -> str:
     return "fast" if blind and options.scoring in DFIRE_SEARCH else "exact"
 
 
+def protocol_spacing(protocol: str, restrained: bool, paratope: bool = False) -> float:
+    """The swarm spacing (Å) of a protocol's setup: :data:`RESTRAINED_SPACING_A` for
+    sparkledock's with receptor restraints, 0 (LightDock 0.9.4's rule) otherwise."""
+    if protocol not in PROTOCOLS:
+        raise SparkledockError(f"--protocol {protocol!r}: no such protocol (known: lightdock, sparkledock)")
+    return RESTRAINED_SPACING_A if protocol == "sparkledock" and restrained and not paratope else 0.0
+
+
 def with_defaults(options: DockOptions, restrained: bool) -> DockOptions:
-    """``options`` with what follows the presence of restraints decided: the ranking method
-    (the one asked for, else :func:`~sparkledock.analysis.ranking.default_method`) and the
-    scoring mode (the one asked for, else :func:`default_scoring_mode`)."""
+    """``options`` with what follows the protocol and the presence of restraints decided: the
+    ranking method (the one asked for, else :func:`~sparkledock.analysis.ranking.
+    default_method`), the scoring mode (the one asked for, else :func:`default_scoring_mode`)
+    and the swarm spacing. The ``lightdock`` protocol is LightDock 0.9.4's: its swarm rule,
+    exact search, ranking by score; ``sparkledock`` with restraints places swarms by the
+    restraint-focused rule (:data:`RESTRAINED_SPACING_A`)."""
+    if options.swarm_spacing is None:
+        spacing = protocol_spacing(options.protocol, restrained, options.paratope)
+        options = dataclasses.replace(options, swarm_spacing=spacing)
+    if options.protocol == "lightdock":
+        chosen = {"rank_method": "dfire", "scoring_mode": "exact"}
+        chosen = {k: v for k, v in chosen.items() if getattr(options, k) is None}
+        return dataclasses.replace(options, **chosen)
     if options.rank_method is None:
         method = default_method(restrained, options.scoring, paratope=options.paratope)
         options = dataclasses.replace(options, rank_method=method)

@@ -168,6 +168,8 @@ def _setup(args: argparse.Namespace) -> int:
         no_map_modified=False,
         scoring=None,  # LightDock's setup keeps every atom; lightdock3.py -s types them
         lightdock_poses=True,  # LightDock's draws: the setup's files equal LightDock's
+        protocol="lightdock",  # LightDock's commands always run LightDock 0.9.4's protocol
+        swarm_spacing=0.0,
     )
     if args.restraints and args.swarms and _has_receptor_restraints(Path(args.restraints)):
         setup.swarms = 0  # LightDock ignores -s with receptor restraints

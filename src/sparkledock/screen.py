@@ -203,9 +203,8 @@ def _setups(
         if i % size != rank or SetupDir(setup_dir).setup_json.is_file():
             continue
         try:
-            prepare_dock_setup(
-                pair.receptor, pair.ligand, out / pair.name, pair.restraints, options
-            )
+            own = with_defaults(options, bool(pair.restraints))  # the pair's swarm rule
+            prepare_dock_setup(pair.receptor, pair.ligand, out / pair.name, pair.restraints, own)
         except SparkledockError as exc:
             error = SparkledockError(f"pair {pair.name}: {exc}")
             break

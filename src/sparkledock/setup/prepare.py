@@ -91,6 +91,10 @@ class SetupOptions:
     fixed_distance: float = 0.0
     #: swarms per restraint residue of the receptor (``-spr``)
     swarms_per_restraint: int = SWARMS_PER_RESTRAINT
+    #: with receptor restraints, > 0: as many swarms as cover the restraint patch at this
+    #: spacing (Å), at most ``swarms_per_restraint`` per residue (sparkledock's
+    #: restraint-focused rule, :func:`.swarms.covering_count`); 0: LightDock 0.9.4's count
+    swarm_spacing: float = 0.0
     #: every filtered surface point a swarm, no final clustering (``--ds``)
     dense_sampling: bool = False
     #: turn half of the restraint-oriented starting ligands by 180° (``--flip``)
@@ -156,6 +160,11 @@ def _check_options(options: SetupOptions) -> None:
         )
     if options.swarm_radius <= 0:
         raise SparkledockError(f"swarm radius must be positive, got {options.swarm_radius}")
+    if not options.swarm_spacing >= 0 or options.swarm_spacing == float("inf"):
+        raise SparkledockError(
+            f"swarm spacing must be 0 (LightDock's rule) or a positive number of Å, got "
+            f"{options.swarm_spacing}"
+        )
 
 
 def setup_names(receptor: Path, ligand: Path) -> tuple[str, str]:
@@ -363,6 +372,7 @@ def prepare_setup(
         sights=sights,
         fixed_distance=options.fixed_distance,
         dense=options.dense_sampling,
+        spacing=options.swarm_spacing if parsed is not None and not paratope else 0.0,
     )
     placed = len(centres)
     if with_membrane:
@@ -504,6 +514,8 @@ def prepare_setup(
             "ligand_input": str(lig_path),
         },
     }
+    if options.swarm_spacing > 0 and parsed is not None and not paratope:
+        config["swarm_spacing"] = options.swarm_spacing  # sparkledock's rule (LightDock ignores)
     if paratope:  # where the swarms went (LightDock has no such key and ignores it)
         config["paratope"] = paratope
     if parsed is not None:

@@ -12,6 +12,12 @@
    runs inside the centroids' hull for more than half its length (the occlusion filter).
 5. Cluster what is left into ``count`` centres (k-means++, 500 iterations) unless dense.
 
+sparkledock's restraint-focused rule (``spacing`` > 0) changes only step 5's count: as many
+centres as it takes to cover the surviving points so that none is farther than ``spacing``
+from a centre (:func:`covering_count`), so a small restraint patch gets few swarms and a
+large one more, without swarms stacked over the same surface. LightDock 0.9.4 instead asks
+for 20 swarms per restraint residue, which on a compact patch puts several on one spot.
+
 All of it runs in the file's frame; the centring translation is added last, as LightDock adds
 it, so the centres' bits are LightDock's.
 """
@@ -80,6 +86,7 @@ def swarm_centres(
     sights: np.ndarray | None = None,
     fixed_distance: float = 0.0,
     dense: bool = False,
+    spacing: float = 0.0,
 ) -> np.ndarray:
     """Swarm centres, (n, 3), in the receptor's centred frame, as LightDock 0.9.4 places them.
 
@@ -90,7 +97,9 @@ def swarm_centres(
     identifiers); only the surface near them seeds swarms. ``sights``: their central atoms
     (file frame); points that cannot see the nearest past the receptor are dropped (see
     :func:`visible`). ``fixed_distance``: see :func:`surface_distance`. ``dense``
-    (LightDock's ``--ds``): every point that survives the filters is a swarm centre."""
+    (LightDock's ``--ds``): every point that survives the filters is a swarm centre.
+    ``spacing`` > 0: at most ``count`` centres, as many as cover the surviving points at that
+    spacing (:func:`covering_count`); 0 is LightDock's rule."""
     molecule = receptor.coords[molecule_mask(receptor)]
     seeds = receptor.coords[seed_mask(receptor, restraint_residues)]
     centroids = kmeans(seeds, count, 100, seed, "points") if len(seeds) > count else seeds
@@ -103,9 +112,32 @@ def swarm_centres(
         candidates = candidates[~inside]
     if sights is not None and len(sights) and len(candidates):
         candidates = candidates[visible(candidates, sights, centroids)]
+    if spacing > 0 and len(candidates):
+        count = min(count, covering_count(candidates, spacing))
     if len(candidates) > count and not dense:
         candidates = kmeans(candidates, count, 500, seed, "++")
     return candidates + np.asarray(translation, dtype=np.float64)
+
+
+def covering_count(points: np.ndarray, spacing: float) -> int:
+    """How many of ``points`` a greedy farthest-point covering takes before every point lies
+    within ``spacing`` Å of a chosen one: it starts from the point nearest the points' mean
+    and adds the point farthest from those chosen (ties to the lowest index), so the count
+    is deterministic and grows with the area the points span, not with their number."""
+    points = np.asarray(points, dtype=np.float64)
+    if len(points) == 0:
+        return 0
+    first = int(np.argmin(((points - points.mean(axis=0)) ** 2).sum(axis=1)))
+    nearest = np.sqrt(((points - points[first]) ** 2).sum(axis=1))
+    count = 1
+    limit = spacing
+    while True:
+        far = int(np.argmax(nearest))
+        if nearest[far] <= limit:
+            return count
+        d = np.sqrt(((points - points[far]) ** 2).sum(axis=1))
+        np.minimum(nearest, d, out=nearest)
+        count += 1
 
 
 def _near_other(points: np.ndarray, centroids: np.ndarray, radius: float) -> np.ndarray:

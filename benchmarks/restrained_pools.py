@@ -1,0 +1,221 @@
+"""Restrained dockings' pools, with every cluster representative's features and quality.
+
+For choosing (on ``../shared/train``) and measuring (on ``../shared/bench`` + ``bench5``) the
+restrained protocol: docks each complex with its true-interface restraints under one protocol,
+then, per cluster representative of the final step, records its features (the run's score,
+the DFIRE energy without restraint terms, ``dfire_soft``, MJ3h, restraint satisfaction,
+cluster size and population, swarm) and its quality against the bound reference (fnat,
+iRMSD, LRMSD, DockQ, by :mod:`sparkledock.analysis.quality`), and the swarm centres. Rankings
+and swarm subsets are then compared offline (``restrained_choice.py``) without docking again.
+
+With ``--early-steps``, the pools of earlier snapshots are recorded too (``pool_<step>.npz``,
+their glowworms re-scored exactly), so shorter runs can be judged from the same docking.
+
+Resumable: each finished complex leaves ``<out>/<C>/pool.npz`` and ``pool.json`` and is not
+docked again; the docking folder itself is removed (``--keep`` keeps it).
+
+Usage:
+    python benchmarks/restrained_pools.py --set train [--every 6] [--complexes 1A2K ...]
+        [--protocol sparkledock] [--spacing 6] [--scoring-mode fast] [--steps 100] [-g 200]
+        [--threads 2] [--out pools/train_s6]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from sparkledock.analysis.cluster import cluster_glowworms
+from sparkledock.analysis.filter import satisfaction
+from sparkledock.analysis.quality import pose_quality, quality_reference
+from sparkledock.analysis.ranking import landmark_atoms, landmarks, population, rescore
+from sparkledock.api import prepare_scoring
+from sparkledock.docking import DockOptions, dock
+from sparkledock.io.lightdock import load_setup, read_gso_output
+from sparkledock.io.setupdir import SetupDir
+from sparkledock.simulation import SAVE_EVERY, setup_restraints
+
+HERE = Path(__file__).resolve().parent
+SHARED = HERE.parent.parent / "shared"
+
+
+def complex_inputs(folder: Path) -> dict[str, Path]:
+    """Receptor, ligand, restraints and reference of a complex in any of the three layouts
+    (``bench``, ``bench5``, ``train``)."""
+    name = folder.name
+    layouts = [
+        (f"{name}_r_u.pdb", f"{name}_l_u.pdb", "restraints.list", f"{name}_target.pdb"),
+        (f"{name}_A_noh.pdb", f"{name}_B_noh.pdb", "restraints_TI.list", f"{name}_reference.pdb"),
+        (
+            f"{name}_r_u.pdb.gz",
+            f"{name}_l_u.pdb.gz",
+            f"{name}_ambig.tbl",
+            f"{name}_target.pdb.gz",
+        ),
+    ]
+    for files in layouts:
+        paths = [folder / f for f in files]
+        if all(p.is_file() for p in paths):
+            return dict(zip(("receptor", "ligand", "restraints", "reference"), paths, strict=True))
+    raise SystemExit(f"{folder}: no receptor/ligand/restraints/reference files found")
+
+
+def complexes(which: str, every: int, names: list[str] | None) -> list[Path]:
+    """The complex folders of a set (``train``, ``bench``, ``bench5``, ``twenty``): every
+    ``every``-th in name order, or those named."""
+    sets = {"train": ["train"], "bench": ["bench"], "bench5": ["bench5"]}
+    sets["twenty"] = ["bench", "bench5"]
+    folders = sorted(
+        (p for s in sets[which] for p in (SHARED / s).iterdir() if p.is_dir()),
+        key=lambda p: p.name,
+    )
+    if names:
+        return [p for p in folders if p.name in names]
+    return folders[::every]
+
+
+def pool(folder: Path, out: Path, args: argparse.Namespace) -> dict:
+    """Dock one complex and record its pool (or read the record of an earlier run)."""
+    record = out / "pool.json"
+    if record.is_file():
+        return json.loads(record.read_text())
+    files = complex_inputs(folder)
+    work = out / "dock"
+    shutil.rmtree(work, ignore_errors=True)
+    start = time.perf_counter()
+    options = DockOptions(
+        steps=args.steps,
+        glowworms=args.glowworms,
+        threads=args.threads,
+        quiet=True,
+        protocol=args.protocol,
+        scoring_mode=args.scoring_mode,
+        swarm_spacing=args.spacing,
+        rank_method="dfire",
+    )
+    dock(files["receptor"], files["ligand"], work, restraints=files["restraints"], options=options)
+    wall = time.perf_counter() - start
+    setup = load_setup(work / "setup")
+    for step in args.early_steps:
+        if step < args.steps and step % SAVE_EVERY == 0:
+            arrays, _ = pool_arrays(setup, files, step, rescore_exactly=True)
+            np.savez_compressed(out / f"pool_{step}.npz", **arrays)
+    arrays, q = pool_arrays(setup, files, args.steps)
+    np.savez_compressed(out / "pool.npz", **arrays)
+    result = {
+        "complex": folder.name,
+        "swarms": len(arrays["centres"]),
+        "representatives": len(arrays["score"]),
+        "acceptable": int((q["dockq"] >= 0.23).sum()),
+        "best_dockq": float(q["dockq"].max()) if len(arrays["score"]) else 0.0,
+        "wall_s": wall,
+        "protocol": {
+            k: getattr(args, k)
+            for k in ("protocol", "spacing", "scoring_mode", "steps", "glowworms", "threads")
+        },
+    }
+    record.write_text(json.dumps(result, indent=1) + "\n")
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return result
+
+
+def pool_arrays(setup, files: dict[str, Path], step: int, rescore_exactly: bool = False):
+    """The representatives of every swarm's glowworms at ``step`` (their scores exact: the
+    final step's are; an earlier snapshot of a fast search holds fast scores, re-scored here
+    when ``rescore_exactly``), with features and quality; and the quality arrays."""
+    folder_ = SetupDir(setup.path)
+    n_swarms = int(setup.config["swarms"])
+    restraints = setup_restraints(setup)
+    exact = prepare_scoring(setup, restraints=restraints) if rescore_exactly else None
+    reps, swarm_of, size, everyone = [], [], [], []
+    scores = []
+    for swarm in range(n_swarms):
+        data = read_gso_output(folder_.gso(swarm, step))
+        if exact is not None:
+            data = dataclasses.replace(data, scores=exact.score(data.poses))
+        clusters = cluster_glowworms(setup, data)
+        everyone.append(data.poses)
+        for members in clusters:
+            reps.append(data.poses[members[0]])
+            scores.append(data.scores[members[0]])
+            swarm_of.append(swarm)
+            size.append(len(members))
+    poses = np.array(reps)
+    marks_atoms = landmark_atoms(setup)
+    marks = landmarks(setup, poses, marks_atoms)
+    pop = population(marks, landmarks(setup, np.concatenate(everyone), marks_atoms))
+    ref = quality_reference(setup, files["reference"])
+    q = pose_quality(ref, setup, poses)
+    centres = np.array(
+        [
+            [float(line[30:38]), float(line[38:46]), float(line[46:54])]
+            for line in folder_.swarm_centres.read_text().splitlines()
+            if line.startswith(("ATOM", "HETATM"))
+        ]
+    )
+    arrays = {
+        "pose": poses,
+        "swarm": np.array(swarm_of),
+        "score": np.array(scores),
+        "dfire": rescore(setup, poses, "dfire"),
+        "dfire_soft": rescore(setup, poses, "dfire_soft"),
+        "mj3h": rescore(setup, poses, "mj3h"),
+        "satisfaction": satisfaction(setup, poses, restraints),
+        "satisfaction_all": satisfaction(setup, poses, restraints, include_passive=True),
+        "cluster_size": np.array(size),
+        "population": pop,
+        "centres": centres,
+        **{k: np.asarray(v) for k, v in q.items()},
+    }
+    return arrays, q
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--set", default="train", choices=("train", "bench", "bench5", "twenty"))
+    p.add_argument("--every", type=int, default=1, help="every N-th complex in name order")
+    p.add_argument("--complexes", nargs="*")
+    p.add_argument("--protocol", default="sparkledock")
+    p.add_argument("--spacing", type=float, default=None)
+    p.add_argument("--scoring-mode", default=None)
+    p.add_argument("--steps", type=int, default=100)
+    p.add_argument("-g", "--glowworms", type=int, default=200)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--keep", action="store_true", help="keep each docking folder")
+    p.add_argument(
+        "--early-steps",
+        type=int,
+        nargs="*",
+        default=[30, 50, 70],
+        help="also record the pools of these snapshots (pool_<step>.npz), re-scored exactly",
+    )
+    args = p.parse_args(argv)
+    print("| complex | swarms | reps | acceptable reps | best DockQ | wall s |")
+    print("|---|---|---|---|---|---|")
+    for folder in complexes(args.set, args.every, args.complexes):
+        out = args.out / folder.name
+        out.mkdir(parents=True, exist_ok=True)
+        try:
+            r = pool(folder, out, args)
+        except Exception as exc:  # one complex's failure is recorded, not fatal
+            print(f"| {folder.name} | failed: {type(exc).__name__}: {exc} |", flush=True)
+            (out / "failed.txt").write_text(f"{type(exc).__name__}: {exc}\n")
+            continue
+        print(
+            f"| {r['complex']} | {r['swarms']} | {r['representatives']} | {r['acceptable']} | "
+            f"{r['best_dockq']:.3f} | {r['wall_s']:.0f} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

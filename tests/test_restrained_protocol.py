@@ -1,0 +1,164 @@
+"""The restrained protocol: the restraint-focused swarm rule, protocols and their resume keys."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from sparkledock.cli import example_dir
+from sparkledock.docking import (
+    RESTRAINED_SPACING_A,
+    DockOptions,
+    dock,
+    dock_key,
+    with_defaults,
+)
+from sparkledock.errors import SparkledockError
+from sparkledock.setup.prepare import SetupOptions, prepare_setup
+from sparkledock.setup.swarms import covering_count
+
+EXAMPLE = {
+    "receptor": example_dir() / "2X9A_r_u.pdb",
+    "ligand": example_dir() / "2X9A_l_u.pdb",
+    "restraints": example_dir() / "restraints.list",
+}
+
+
+def test_covering_count_of_points_on_a_line():
+    # 0..10 Å: the covering starts at 5 (nearest the mean), adds 0 and 10; then no point
+    # is farther than 2 Å from one of them
+    points = np.stack([np.arange(11.0), np.zeros(11), np.zeros(11)], axis=1)
+    assert covering_count(points, 2.0) == 3
+    assert covering_count(points, 5.0) == 1
+    assert covering_count(points, 0.5) == 11
+    assert covering_count(points[:0], 2.0) == 0
+
+
+def test_covering_count_grows_with_area_not_with_density():
+    rng = np.random.default_rng(7)
+    patch = rng.uniform(0, 20, size=(400, 3)) * [1, 1, 0]
+    denser = rng.uniform(0, 20, size=(4000, 3)) * [1, 1, 0]
+    larger = rng.uniform(0, 40, size=(400, 3)) * [1, 1, 0]
+    n, n_dense, n_large = (covering_count(p, 6.0) for p in (patch, denser, larger))
+    assert abs(n_dense - n) <= 0.3 * n  # ten times the points, about the same swarms
+    assert n_large >= 2 * n  # four times the area, more than twice the swarms
+
+
+def test_restraint_focused_centres_of_the_example(tmp_path):
+    """Golden centres of the bundled 2X9A example at an 8 Å spacing (LightDock 0.9.4's rule
+    places 320 swarms there)."""
+    options = SetupOptions(swarm_spacing=8.0, noh=True, now=True)
+    out = prepare_setup(
+        EXAMPLE["receptor"], EXAMPLE["ligand"], tmp_path, restraints=EXAMPLE["restraints"],
+        options=options,
+    )  # fmt: skip
+    config = json.loads((out / "setup.json").read_text())
+    assert config["swarms"] == 56 and config["swarm_spacing"] == 8.0
+    lines = [x for x in (out / "init" / "swarm_centers.pdb").read_text().splitlines()]
+    centres = np.array([[float(x[30:38]), float(x[38:46]), float(x[46:54])] for x in lines])
+    assert len(centres) == 56
+    np.testing.assert_allclose(centres[0], [-14.498, 12.885, -5.942])
+    np.testing.assert_allclose(centres[-1], [10.003, 2.041, -13.390])
+    # no two swarms over the same spot: nearest neighbours well apart
+    d = np.sqrt(((centres[:, None] - centres[None]) ** 2).sum(axis=2))
+    np.fill_diagonal(d, np.inf)
+    assert d.min(axis=1).min() > 2.0
+
+
+def test_spacing_is_refused_when_not_finite(tmp_path):
+    for bad in (float("nan"), float("inf"), -1.0):
+        with pytest.raises(SparkledockError, match="swarm spacing"):
+            prepare_setup(
+                EXAMPLE["receptor"], EXAMPLE["ligand"], tmp_path / "x",
+                restraints=EXAMPLE["restraints"], options=SetupOptions(swarm_spacing=bad),
+            )  # fmt: skip
+        assert not (tmp_path / "x").exists()
+
+
+def test_protocol_defaults():
+    ours = with_defaults(DockOptions(), restrained=True)
+    assert ours.swarm_spacing == RESTRAINED_SPACING_A
+    blind = with_defaults(DockOptions(), restrained=False)
+    assert blind.swarm_spacing == 0.0
+    lightdock = with_defaults(DockOptions(protocol="lightdock"), restrained=True)
+    assert (lightdock.swarm_spacing, lightdock.scoring_mode, lightdock.rank_method) == (
+        0.0,
+        "exact",
+        "dfire",
+    )
+    # what the user asks for wins over the protocol's default
+    asked = with_defaults(DockOptions(protocol="lightdock", scoring_mode="fast"), True)
+    assert asked.scoring_mode == "fast"
+    paratope = with_defaults(DockOptions(paratope=True), restrained=False)
+    assert paratope.swarm_spacing == 0.0
+
+
+def test_protocol_is_part_of_the_resume_key():
+    files = (EXAMPLE["receptor"], EXAMPLE["ligand"], EXAMPLE["restraints"])
+    ours = with_defaults(DockOptions(), True)
+    lightdock = with_defaults(DockOptions(protocol="lightdock"), True)
+    assert dock_key(*files, ours) != dock_key(*files, lightdock)
+    assert dock_key(*files, ours) != dock_key(*files, replace(ours, swarm_spacing=6.0))
+
+
+def _legacy_key(receptor, ligand, restraints, options: DockOptions) -> str:
+    """The resume key of a docking made before protocols existed (no protocol in it)."""
+    digest = hashlib.sha256()
+    for path in (receptor, ligand, restraints):
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    protocol = {
+        "steps": options.steps,
+        "glowworms": options.glowworms,
+        "swarms": options.swarms,
+        "anm": options.anm,
+        "seed": options.seed,
+        "map_modified": options.map_modified,
+        "scoring": options.scoring,
+        "engine": None,
+    }
+    digest.update(json.dumps(protocol, sort_keys=True).encode())
+    return digest.hexdigest()
+
+
+def test_a_folder_made_before_protocols_is_refused_not_resumed(tmp_path):
+    options = DockOptions(steps=2, glowworms=4, swarms=3, quiet=True, threads=1)
+    files = (EXAMPLE["receptor"], EXAMPLE["ligand"], EXAMPLE["restraints"])
+    out = tmp_path / "dock"
+    dock(*files[:2], out, restraints=files[2], options=options)
+    record = json.loads((out / "sparkledock_dock.json").read_text())
+    assert json.loads((out / "run.json").read_text())["options"]["protocol"] == "sparkledock"
+    # the same folder as the previous release left it: its key had no protocol
+    record["key"] = _legacy_key(*files, options)
+    (out / "sparkledock_dock.json").write_text(json.dumps(record))
+    with pytest.raises(SparkledockError, match="not empty"):
+        dock(*files[:2], out, restraints=files[2], options=options)
+    assert json.loads((out / "sparkledock_dock.json").read_text())["key"] == record["key"]
+
+
+#: Digest of the setup's starting poses, the gso files, LightDock's rank lists and
+#: ranking.csv of a restrained 3-step docking of the example (8 glowworms) made by the
+#: release before protocols existed (its default: LightDock 0.9.4's rule, exact search,
+#: ranking by score).
+LIGHTDOCK_PROTOCOL_DIGEST = "cfca23b40bbaf27e029400eb922a05b08c2d210714cdf34ce5488c93dc6fb7af"
+
+
+def test_lightdock_protocol_reproduces_the_previous_default_byte_for_byte(tmp_path):
+    out = tmp_path / "dock"
+    options = DockOptions(steps=3, glowworms=8, threads=1, quiet=True, protocol="lightdock")
+    dock(EXAMPLE["receptor"], EXAMPLE["ligand"], out, restraints=EXAMPLE["restraints"],
+         options=options)  # fmt: skip
+    named = ("ranking.csv", "setup/rank_by_scoring.list", "setup/rank_filtered.list")
+    files = sorted(
+        p
+        for p in out.rglob("*")
+        if p.is_file()
+        and (p.name.endswith((".dat", "gso_3.out")) or str(p.relative_to(out)) in named)
+    )
+    assert len(files) == 643  # 320 swarms' starts and last gso files, and the three lists
+    hashes = {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
+    digest = hashlib.sha256("".join(hashes[k] for k in sorted(hashes)).encode()).hexdigest()
+    assert digest == LIGHTDOCK_PROTOCOL_DIGEST
