@@ -131,10 +131,7 @@ def check_options(options: DockOptions) -> None:
         require_openmm()
     if options.threads is not None and options.threads < 1:
         raise SparkledockError(f"--threads must be at least 1, got {options.threads}")
-    if options.protocol not in PROTOCOLS:
-        raise SparkledockError(
-            f"--protocol {options.protocol!r}: no such protocol (known: {', '.join(PROTOCOLS)})"
-        )
+    protocol_spacing(options.protocol, True)  # (refuses an unknown protocol)
     spacing = options.swarm_spacing
     if spacing is not None and not (0 <= spacing < float("inf")):
         raise SparkledockError(f"--swarm-spacing must be 0 or a positive number, got {spacing}")
@@ -508,8 +505,10 @@ def protocol_spacing(protocol: str, restrained: bool, paratope: bool = False) ->
     """The swarm spacing (Å) of a protocol's setup: :data:`RESTRAINED_SPACING_A` for
     sparkledock's with receptor restraints, 0 (LightDock 0.9.4's rule) otherwise."""
     if protocol not in PROTOCOLS:
-        raise SparkledockError(f"--protocol {protocol!r}: no such protocol (known: lightdock, sparkledock)")
-    return RESTRAINED_SPACING_A if protocol == "sparkledock" and restrained and not paratope else 0.0
+        known = ", ".join(PROTOCOLS)
+        raise SparkledockError(f"--protocol {protocol!r}: no such protocol (known: {known})")
+    focused = protocol == "sparkledock" and restrained and not paratope
+    return RESTRAINED_SPACING_A if focused else 0.0
 
 
 def with_defaults(options: DockOptions, restrained: bool) -> DockOptions:
