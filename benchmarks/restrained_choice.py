@@ -33,10 +33,12 @@ FILTER_FRACTION = 0.4
 TOPS = (1, 5, 10)
 
 
-def load(folder: Path) -> dict[str, dict[str, np.ndarray]]:
-    """Every complex's pool arrays, by complex name."""
+def load(folder: Path, step: str | None = None) -> dict[str, dict[str, np.ndarray]]:
+    """Every complex's pool arrays, by complex name: of the final step, or of an earlier
+    snapshot ``step`` (complexes without that snapshot are left out)."""
     pools = {}
-    for path in sorted(folder.glob("*/pool.npz")):
+    name = "pool.npz" if step is None else f"pool_{step}.npz"
+    for path in sorted(folder.glob(f"*/{name}")):
         with np.load(path) as data:
             pools[path.parent.name] = {k: data[k] for k in data.files}
     return pools
@@ -137,10 +139,16 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("pools", type=Path)
     p.add_argument("--spacings", type=float, nargs="*", default=[])
     p.add_argument("--methods", nargs="*", default=list(METHODS))
+    p.add_argument(
+        "--step",
+        default=None,
+        help="the pools of this snapshot (pool_<step>.npz: 50, or stop_0.01 for an early-stopping "
+        "rule's; default: the last)",
+    )
     p.add_argument("--json", type=Path, help="also write every cell here")
     args = p.parse_args(argv)
-    pools = load(args.pools)
-    print(f"{len(pools)} complexes in {args.pools}")
+    pools = load(args.pools, args.step)
+    print(f"{len(pools)} complexes in {args.pools} (step {args.step or 'last'})")
     print("| spacing | median swarms | method | top 1 | top 5 | top 10 | pool |")
     print("|---|---|---|---|---|---|---|")
     cells = []

@@ -127,19 +127,23 @@ def pool(folder: Path, out: Path, args: argparse.Namespace) -> dict:
     return result
 
 
-def pool_arrays(setup, files: dict[str, Path], step: int, rescore_exactly: bool = False):
-    """The representatives of every swarm's glowworms at ``step`` (their scores exact: the
-    final step's are; an earlier snapshot of a fast search holds fast scores, re-scored here
-    when ``rescore_exactly``), with features and quality; and the quality arrays."""
+def pool_arrays(
+    setup, files: dict[str, Path], step, rescore_exactly: bool = False, final: int | None = None
+):
+    """The representatives of every swarm's glowworms at ``step`` (one step, or one per
+    swarm), with features and quality; and the quality arrays. Scores are exact: the final
+    step's are; an earlier snapshot of a fast search holds fast scores, re-scored here when
+    ``rescore_exactly`` (for the swarms whose step is not ``final``)."""
     folder_ = SetupDir(setup.path)
     n_swarms = int(setup.config["swarms"])
+    steps = np.broadcast_to(np.asarray(step), (n_swarms,))
     restraints = setup_restraints(setup)
     exact = prepare_scoring(setup, restraints=restraints) if rescore_exactly else None
     reps, swarm_of, size, everyone = [], [], [], []
     scores = []
     for swarm in range(n_swarms):
-        data = read_gso_output(folder_.gso(swarm, step))
-        if exact is not None:
+        data = read_gso_output(folder_.gso(swarm, int(steps[swarm])))
+        if exact is not None and steps[swarm] != final:
             data = dataclasses.replace(data, scores=exact.score(data.poses))
         clusters = cluster_glowworms(setup, data)
         everyone.append(data.poses)

@@ -9,6 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from sparkledock import simulation
 from sparkledock.cli import example_dir
 from sparkledock.docking import (
     RESTRAINED_SPACING_A,
@@ -17,9 +18,13 @@ from sparkledock.docking import (
     dock_key,
     with_defaults,
 )
+from sparkledock.driver import run_simulation
 from sparkledock.errors import SparkledockError
+from sparkledock.io.lightdock import read_gso_output
+from sparkledock.io.setupdir import CHECKPOINT_FILE
 from sparkledock.setup.prepare import SetupOptions, prepare_setup
 from sparkledock.setup.swarms import covering_count
+from sparkledock.simulation import STOP_MIN_STEPS, stop_steps
 
 EXAMPLE = {
     "receptor": example_dir() / "2X9A_r_u.pdb",
@@ -162,3 +167,76 @@ def test_lightdock_protocol_reproduces_the_previous_default_byte_for_byte(tmp_pa
     hashes = {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
     digest = hashlib.sha256("".join(hashes[k] for k in sorted(hashes)).encode()).hexdigest()
     assert digest == LIGHTDOCK_PROTOCOL_DIGEST
+
+
+def _six_swarms(root):
+    prepare_setup(
+        EXAMPLE["receptor"], EXAMPLE["ligand"], root, restraints=EXAMPLE["restraints"],
+        options=SetupOptions(swarms=6, glowworms=20, anm=True, noh=True, now=True),
+    )  # fmt: skip
+    return root
+
+
+def _last_files(root, steps=60):
+    return [(root / f"swarm_{s}" / f"gso_{steps}.out").read_text() for s in range(6)]
+
+
+def test_early_stopping_equals_the_full_run_cut_where_each_swarm_converged(tmp_path):
+    """A swarm that stops keeps its glowworms: its last file holds the poses of the full
+    run's snapshot where :func:`stop_steps` says it converged (swarms are independent), and
+    the decision does not depend on the thread count."""
+    full, one, two = (_six_swarms(tmp_path / n) for n in ("full", "one", "two"))
+    tolerance = 0.5  # large, so that swarms of this short run stop at different steps
+    run_simulation(full, 60, scoring_mode="fast", threads=1, quiet=True)
+    run_simulation(one, 60, scoring_mode="fast", threads=1, quiet=True, stop_tolerance=tolerance)
+    run_simulation(two, 60, scoring_mode="fast", threads=2, quiet=True, stop_tolerance=tolerance)
+    assert _last_files(one) == _last_files(two)
+    snaps = range(10, 61, 10)
+    scores = np.array(
+        [[read_gso_output(full / f"swarm_{s}" / f"gso_{t}.out").scores for t in snaps]
+         for s in range(6)]
+    )  # fmt: skip
+    stops = stop_steps(scores.max(axis=2), scores.mean(axis=2), tolerance, STOP_MIN_STEPS, 60)
+    assert stops.min() == STOP_MIN_STEPS and stops.max() == 60  # some stop, some run on
+    assert len(set(stops.tolist())) >= 3
+    for swarm, stop in enumerate(stops):
+        cut = read_gso_output(full / f"swarm_{swarm}" / f"gso_{stop}.out")
+        ended = read_gso_output(one / f"swarm_{swarm}" / "gso_60.out")
+        np.testing.assert_array_equal(cut.poses, ended.poses)
+        if stop < 60:  # a stopped swarm's later snapshots hold the same glowworms
+            later = read_gso_output(one / f"swarm_{swarm}" / "gso_50.out")
+            np.testing.assert_array_equal(later.poses, ended.poses)
+
+
+class _KilledError(Exception):
+    pass
+
+
+def test_early_stopping_resumes_from_a_checkpoint_to_the_same_files(tmp_path, monkeypatch):
+    whole, resumed = _six_swarms(tmp_path / "whole"), _six_swarms(tmp_path / "resumed")
+    run_simulation(whole, 60, scoring_mode="fast", threads=1, quiet=True, stop_tolerance=0.5)
+    # a run killed right after its step-40 checkpoint (which records the stopped swarms)
+    original = simulation._save_checkpoint
+
+    def killed_after_40(path, spec, done, group, state, *rest, **kw):
+        original(path, spec, done, group, state, *rest, **kw)
+        if state is not None and state.step == 40:
+            raise _KilledError
+
+    monkeypatch.setattr(simulation, "_save_checkpoint", killed_after_40)
+    with pytest.raises(_KilledError):
+        run_simulation(resumed, 60, scoring_mode="fast", threads=1, quiet=True, stop_tolerance=0.5)
+    monkeypatch.setattr(simulation, "_save_checkpoint", original)
+    assert (resumed / CHECKPOINT_FILE).is_file()
+    run_simulation(resumed, 60, scoring_mode="fast", threads=1, quiet=True, stop_tolerance=0.5)
+    assert _last_files(resumed) == _last_files(whole)
+    for step in (40, 50):
+        assert [(whole / f"swarm_{s}" / f"gso_{step}.out").read_text() for s in range(6)] == [
+            (resumed / f"swarm_{s}" / f"gso_{step}.out").read_text() for s in range(6)
+        ]
+
+
+def test_early_stopping_is_refused_with_lightdocks_random_stream(tmp_path):
+    root = _six_swarms(tmp_path / "x")
+    with pytest.raises(SparkledockError, match="no swarm stops early"):
+        run_simulation(root, 40, exact=True, threads=1, quiet=True, stop_tolerance=0.5)

@@ -109,6 +109,7 @@ def add_protocol_options(p: argparse.ArgumentParser, top_help: str) -> None:
     add_scoring_option(p, "scoring function of the search")
     add_scoring_mode_option(p, docking=True)
     add_spacing_options(p)
+    add_stop_option(p, "default: the protocol's")
     add_engine_options(p)
 
 
@@ -182,6 +183,19 @@ def add_spacing_options(p: argparse.ArgumentParser) -> None:
         metavar="Å",
         help="with receptor restraints: swarm centres cover the restraint patch this far apart "
         "(0: LightDock 0.9.4's 20 per restraint residue; default: the protocol's)",
+    )
+
+
+def add_stop_option(p: argparse.ArgumentParser, default_help: str) -> None:
+    """--stop-tolerance (run, dock, screen)."""
+    p.add_argument(
+        "--stop-tolerance",
+        dest="stop_tolerance",
+        type=float,
+        default=0.0 if "every swarm" in default_help else None,
+        metavar="T",
+        help="stop a swarm once its best and mean scores rose by at most T x max(1, |best|) "
+        f"over 10 steps (checked from step 30; {default_help})",
     )
 
 
@@ -373,6 +387,7 @@ def _run(args: argparse.Namespace, engine: Engine, comm) -> int:
         comm=comm,
         swarms_per_task=args.swarms_per_task,
         gso_params=gso_params_of(args),
+        stop_tolerance=args.stop_tolerance,
     )
     if result is None or args.quiet:
         return 0
@@ -504,6 +519,7 @@ def dock_options(args: argparse.Namespace, **fixed: int) -> DockOptions:
     chosen["refine"] = getattr(args, "refine", False)
     chosen["protocol"] = args.protocol
     chosen["swarm_spacing"] = args.swarm_spacing
+    chosen["stop_tolerance"] = args.stop_tolerance
     chosen.update(fixed)
     return DockOptions(**chosen, threads=args.threads, quiet=args.quiet, engine=engine_of(args))
 
@@ -832,6 +848,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="every step, minimise each swarm's best glowworm (LightDock's -min: Powell, "
         "5 iterations)",
     )
+    add_stop_option(p, "0: every swarm runs every step")
     add_engine_options(p)
     p.set_defaults(func=cmd_run)
 

@@ -48,6 +48,9 @@ PROTOCOLS = ("sparkledock", "lightdock")
 #: (:func:`sparkledock.setup.swarms.covering_count`), chosen on the training complexes
 #: (docs/performance.md, "Restrained protocol").
 RESTRAINED_SPACING_A = 8.0
+#: The sparkledock protocol's early stopping with restraints
+#: (:func:`sparkledock.simulation.converged`), chosen on the training complexes.
+RESTRAINED_STOP_TOLERANCE = 0.005
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,9 @@ class DockOptions:
     #: with restraints, the spacing (Å) of the restraint-focused swarm rule (0: LightDock
     #: 0.9.4's 20 swarms per restraint residue; None: the protocol's)
     swarm_spacing: float | None = None
+    #: early stopping of converged swarms (:func:`sparkledock.simulation.converged`; 0:
+    #: every swarm runs every step; None: the protocol's)
+    stop_tolerance: float | None = None
 
 
 #: What ``dock`` records in its output folder: the run's key, its stage and score history.
@@ -132,9 +138,11 @@ def check_options(options: DockOptions) -> None:
     if options.threads is not None and options.threads < 1:
         raise SparkledockError(f"--threads must be at least 1, got {options.threads}")
     protocol_spacing(options.protocol, True)  # (refuses an unknown protocol)
-    spacing = options.swarm_spacing
-    if spacing is not None and not (0 <= spacing < float("inf")):
-        raise SparkledockError(f"--swarm-spacing must be 0 or a positive number, got {spacing}")
+    for name in ("swarm_spacing", "stop_tolerance"):
+        value = getattr(options, name)
+        if value is not None and not (0 <= value < float("inf")):
+            flag = "--" + name.replace("_", "-")
+            raise SparkledockError(f"{flag} must be 0 or a positive number, got {value}")
     if options.rank_method is not None and options.rank_method not in NEEDS:
         raise SparkledockError(
             f"--rank-method {options.rank_method!r}: no such ranking (known: {', '.join(NEEDS)})"
@@ -181,6 +189,7 @@ def dock_key(receptor, ligand, restraints, options: DockOptions) -> str:
         # always: a folder made before protocols existed never resumes under a new default
         "protocol": options.protocol,
         "swarm_spacing": options.swarm_spacing,
+        "stop_tolerance": options.stop_tolerance,
     }
     digest.update(json.dumps(protocol, sort_keys=True).encode())
     return digest.hexdigest()
@@ -430,6 +439,7 @@ def _run(setup, setup_dir: Path, options: DockOptions, comm):
         engine=options.engine,
         comm=comm,
         keep_final=True,
+        stop_tolerance=options.stop_tolerance or 0.0,
     )
 
 
@@ -521,6 +531,10 @@ def with_defaults(options: DockOptions, restrained: bool) -> DockOptions:
     if options.swarm_spacing is None:
         spacing = protocol_spacing(options.protocol, restrained, options.paratope)
         options = dataclasses.replace(options, swarm_spacing=spacing)
+    if options.stop_tolerance is None:
+        focused = options.swarm_spacing > 0  # (the restraint-focused protocol)
+        tolerance = RESTRAINED_STOP_TOLERANCE if focused else 0.0
+        options = dataclasses.replace(options, stop_tolerance=tolerance)
     if options.protocol == "lightdock":
         chosen = {"rank_method": "dfire", "scoring_mode": "exact"}
         chosen = {k: v for k, v in chosen.items() if getattr(options, k) is None}

@@ -96,6 +96,7 @@ def run_simulation(
     swarms_per_task: int | None = None,
     keep_final: bool = False,
     gso_params: GSOParameters | None = None,
+    stop_tolerance: float = 0.0,
 ) -> RunResult | None:
     """Run ``steps`` GSO steps on the swarms of a setup; returns what ran.
 
@@ -120,6 +121,8 @@ def run_simulation(
             result, the others None.
         swarms_per_task: under MPI, swarms a rank takes at a time.
         gso_params: the GSO constants and step sizes (default: LightDock's).
+        stop_tolerance: > 0: a swarm stops once it has converged
+            (:func:`sparkledock.simulation.converged`); not with ``exact``.
 
     Raises:
         SparkledockError: bad setup, missing starting file, bad swarm id (one line each, on
@@ -142,7 +145,14 @@ def run_simulation(
         ids = check_swarms(context, swarms)
         check_steps(context, steps)
         spec = RunSpec(
-            steps, ids, scoring, int(seed), bool(exact), scoring_mode, gso_params or GSOParameters()
+            steps,
+            ids,
+            scoring,
+            int(seed),
+            bool(exact),
+            scoring_mode,
+            gso_params or GSOParameters(),
+            stop_tolerance=float(stop_tolerance),
         )
         return [Job(context.root, spec, skip_finished=parallel, context=context)]
 
@@ -159,19 +169,28 @@ def run_setups(
     seed: int,
     scoring_mode: str = "exact",
     comm=None,
+    stop_tolerance: float | Sequence[float] = 0.0,
 ) -> list[RunResult]:
     """Every unfinished swarm of several setups (a screen), fast mode; every rank gets every
     setup's result (without final states). Under MPI all swarms of all setups form one
-    longest-first list taken by the ranks as they free up."""
+    longest-first list taken by the ranks as they free up. ``stop_tolerance``: early stopping,
+    one for all setups or one per setup."""
+    tolerances = (
+        [float(stop_tolerance)] * len(roots)
+        if isinstance(stop_tolerance, (int, float))
+        else [float(t) for t in stop_tolerance]
+    )
 
     def jobs() -> list[Job]:
         return [
             Job(
                 Path(root),
-                RunSpec(steps, (), scoring, int(seed), False, scoring_mode),
+                RunSpec(
+                    steps, (), scoring, int(seed), False, scoring_mode, stop_tolerance=tolerance
+                ),
                 skip_finished=True,
             )
-            for root in roots
+            for root, tolerance in zip(roots, tolerances, strict=True)
         ]
 
     results = execute(jobs, replace(options, keep_final=False), comm, to_all=True)

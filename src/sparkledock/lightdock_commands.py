@@ -240,6 +240,7 @@ def _simulation(args: argparse.Namespace) -> int:
         rotation_step=args.rotation_step,
         nmodes_step=args.nmodes_step,
         local_minimization=args.local_minimization,
+        stop_tolerance=0.0,  # LightDock runs every swarm every step
     )
     return cmd_run(run)
 

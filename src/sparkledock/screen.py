@@ -152,6 +152,10 @@ def _screen(
             seed=options.seed,
             scoring_mode=options.scoring_mode,
             comm=comm,
+            stop_tolerance=[
+                with_defaults(options, bool(pair.restraints)).stop_tolerance or 0.0
+                for pair in pairs
+            ],
         )
     rows = []
     with stage("analyses", "cluster, rank, filter, models, report per pair"):

@@ -58,6 +58,41 @@ from .restraints import Restraints, restraints_from_config
 from .system import DockingSetup
 
 SAVE_EVERY = 10
+#: Early stopping's first check (a step): before it, swarms are still gathering.
+STOP_MIN_STEPS = 30
+
+
+def converged(
+    best: np.ndarray, mean: np.ndarray, best_before: np.ndarray, mean_before: np.ndarray,
+    tolerance: float,
+) -> np.ndarray:  # fmt: skip
+    """Which swarms have converged (S,) bool: their best and mean scores rose by no more than
+    ``tolerance`` x max(1, |best|) since the previous snapshot (``*_before``). A swarm's own
+    scores decide, so the decision never depends on which swarms run with it, on threads or
+    on ranks."""
+    scale = tolerance * np.maximum(1.0, np.abs(best))
+    return (best - best_before <= scale) & (mean - mean_before <= scale)
+
+
+def stop_steps(
+    best: np.ndarray, mean: np.ndarray, tolerance: float, min_steps: int, steps: int
+) -> np.ndarray:
+    """The step at which each swarm stops (S,), from its best and mean scores at every
+    snapshot (S, T; snapshot k at step ``SAVE_EVERY * (k + 1)``): the first snapshot from
+    ``min_steps`` on where :func:`converged` holds, else ``steps``. What a run with early
+    stopping does, computed from a run without it."""
+    out = np.full(len(best), steps, dtype=np.int64)
+    open_ = np.ones(len(best), dtype=bool)
+    for k in range(1, best.shape[1]):
+        step = SAVE_EVERY * (k + 1)
+        if step < min_steps or step >= steps:
+            continue
+        now = open_ & converged(best[:, k], mean[:, k], best[:, k - 1], mean[:, k - 1], tolerance)
+        out[now] = step
+        open_ &= ~now
+    return out
+
+
 #: Per step of one group: (step, best score, mean score, swarms in the group).
 _Log = list[tuple[int, float, float, int]]
 CHECKPOINT = CHECKPOINT_FILE
@@ -77,9 +112,16 @@ class RunSpec:
     scoring_mode: str = "exact"
     #: the GSO constants and step sizes (LightDock's ``glowworm.conf``, ``-t``/``-r``/``-ns``)
     gso_params: gso.GSOParameters = field(default_factory=gso.GSOParameters)
+    #: early stopping (:func:`converged`): a swarm stops once its best and mean scores rose by
+    #: no more than this times max(1, |best|) over a snapshot interval; 0: never
+    stop_tolerance: float = 0.0
+    #: no swarm stops before this step
+    stop_min_steps: int = STOP_MIN_STEPS
 
     def _settings(self) -> dict[str, Any]:
         settings = dict(self.__dict__)
+        if not self.stop_tolerance:  # (keys of runs before early stopping existed)
+            del settings["stop_tolerance"], settings["stop_min_steps"]
         if self.scoring_mode == "exact":  # (keys of runs before fast mode existed)
             del settings["scoring_mode"]
         del settings["gso_params"]
@@ -303,6 +345,7 @@ def _save_checkpoint(
     state: gso.SwarmState | None,
     rng_state: np.ndarray | None,
     logs: Sequence[_Log] = (),
+    stopping: np.ndarray | None = None,
 ) -> None:
     """Swarms finished so far, and the state of the group in flight (if any); ``logs`` are the
     per-step logs of the finished groups, then the group in flight's (so a resumed run reports
@@ -327,6 +370,8 @@ def _save_checkpoint(
             moved=state.moved,
             rng=rng_state,
         )
+        if stopping is not None:
+            fields["stopping"] = stopping
     np.savez(buffer, **fields)
     atomic_write_bytes(path, buffer.getvalue())
 
@@ -340,6 +385,8 @@ class _Resume:
     #: per-step logs of the finished groups, and of the group in flight
     finished_logs: list[_Log]
     in_flight_log: _Log
+    #: early stopping's record of the group in flight (:class:`_Stopping` rows), if any
+    stopping: np.ndarray | None = None
 
 
 def _unpack_logs(rows: np.ndarray, count: int) -> list[_Log]:
@@ -375,7 +422,9 @@ def _load_checkpoint(path: Path, spec: RunSpec) -> _Resume | None:
             has_logs = "logs" in data.files  # (checkpoints of earlier versions have none)
             logs = _unpack_logs(data["logs"], int(data["n_logs"])) if has_logs else []
             in_flight = logs.pop() if group and logs else []
-            return _Resume([int(s) for s in data["done"]], group, state, rng, logs, in_flight)
+            stopping = data["stopping"] if group and "stopping" in data.files else None
+            done = [int(s) for s in data["done"]]
+            return _Resume(done, group, state, rng, logs, in_flight, stopping)
     except (OSError, ValueError, KeyError) as exc:
         raise InputFileError(f"{path}: unreadable checkpoint ({exc}); delete it") from None
 
@@ -526,6 +575,8 @@ def run_swarms(
         )
     if spec.exact and spec.scoring_mode == "fast":
         raise EngineError("--exact reproduces LightDock's trajectories: it scores exactly")
+    if spec.exact and spec.stop_tolerance:
+        raise EngineError("--exact reproduces LightDock's trajectories: no swarm stops early")
     root, setup, prepared, centre = context.root, context.setup, context.prepared, context.centre
     check_steps(context, spec.steps)
     ids = spec.swarms
@@ -586,6 +637,9 @@ def run_swarms(
             _clear_swarm_outputs(root, group)
             _save_outputs(root, group, state)
         run = _GroupRun(checkpoint, spec, done, group, rng, log, progress, per_group, finish)
+        if spec.stop_tolerance:
+            saved = resumed.stopping if resumed is not None and resumed.group == group else None
+            run.stopping = _Stopping.start(len(group), saved)
         if engine.on_torch:
             state = _run_group_torch(run, state, scorer, centre, setup.layout)
         else:
@@ -643,6 +697,8 @@ class _GroupRun:
     finished_logs: list[_Log]
     #: applied to the last step's state before it is written (exact re-scoring)
     finish: Any = None
+    #: early stopping's record (None without it)
+    stopping: _Stopping | None = None
 
     def save(self, state: gso.SwarmState) -> gso.SwarmState:
         """Write the group's gso files for this step and the checkpoint; returns the state
@@ -658,8 +714,84 @@ class _GroupRun:
             state,
             self.rng.state(),
             [*self.finished_logs, self.log],
+            None if self.stopping is None else self.stopping.rows(),
         )
         return state
+
+
+@dataclass
+class _Stopping:
+    """Early stopping of one group: which swarms still run, and each one's best and mean
+    score at the previous snapshot."""
+
+    active: np.ndarray
+    best: np.ndarray
+    mean: np.ndarray
+
+    @classmethod
+    def start(cls, n: int, saved: np.ndarray | None) -> _Stopping:
+        if saved is not None:
+            return cls(saved[:, 0] > 0, saved[:, 1].copy(), saved[:, 2].copy())
+        return cls(np.ones(n, dtype=bool), np.full(n, -np.inf), np.full(n, -np.inf))
+
+    def rows(self) -> np.ndarray:
+        return np.stack([self.active.astype(np.float64), self.best, self.mean], axis=1)
+
+    def check(self, state: gso.SwarmState, spec: RunSpec) -> None:
+        """At a snapshot: stop the running swarms that have converged (:func:`converged`)."""
+        best, mean = state.scores.max(axis=1), state.scores.mean(axis=1)
+        if spec.stop_min_steps <= state.step < spec.steps:
+            done = converged(best, mean, self.best, self.mean, spec.stop_tolerance)
+            self.active &= ~done
+        self.best = np.where(self.active, best, self.best)
+        self.mean = np.where(self.active, mean, self.mean)
+
+
+def _log_row(state: gso.SwarmState, n: int) -> tuple[int, float, float, int]:
+    return (state.step, float(state.scores.max()), float(state.scores.mean()), n)
+
+
+def _finish_stopped(run: _GroupRun, state: gso.SwarmState) -> gso.SwarmState:
+    """Every swarm of the group has stopped before the last step: the remaining steps would
+    change nothing, so the last step's files are written now (each later snapshot too, as a
+    run that stepped through would leave them)."""
+    for step in range(state.step + 1, run.spec.steps + 1):
+        state = replace(state, step=step, moved=np.zeros_like(state.moved))
+        run.log.append(_log_row(state, len(run.group)))
+        if step % SAVE_EVERY == 0 or step == run.spec.steps:
+            state = run.save(state)
+    return state
+
+
+def _rows(state: gso.SwarmState, rows: np.ndarray) -> gso.SwarmState:
+    """The state of some swarms (rows) only."""
+    return replace(
+        state,
+        poses=state.poses[rows],
+        luciferin=state.luciferin[rows],
+        vision_range=state.vision_range[rows],
+        neighbors=state.neighbors[rows],
+        scores=state.scores[rows],
+        moved=state.moved[rows],
+    )
+
+
+def _merged(state: gso.SwarmState, rows: np.ndarray, part: gso.SwarmState) -> gso.SwarmState:
+    """``state`` one step on: ``rows`` from ``part`` (their step), the other swarms as they
+    were (stopped: nothing moved)."""
+    out = replace(
+        state,
+        step=part.step,
+        poses=state.poses.copy(),
+        luciferin=state.luciferin.copy(),
+        vision_range=state.vision_range.copy(),
+        neighbors=state.neighbors.copy(),
+        scores=state.scores.copy(),
+        moved=np.zeros_like(state.moved),
+    )
+    for name in ("poses", "luciferin", "vision_range", "neighbors", "scores", "moved"):
+        getattr(out, name)[rows] = getattr(part, name)
+    return out
 
 
 def _run_group_host(
@@ -667,10 +799,23 @@ def _run_group_host(
 ) -> gso.SwarmState:
     """One group's steps on the host; returns the last step's state."""
     steps, group = run.spec.steps, run.group
+    stopping = run.stopping
     while state.step < steps:
-        state = gso.step(state, score, run.rng, centre, layout, run.spec.gso_params)
-        scores = state.scores
-        run.log.append((state.step, float(scores.max()), float(scores.mean()), len(group)))
+        if stopping is None or stopping.active.all():
+            state = gso.step(state, score, run.rng, centre, layout, run.spec.gso_params)
+        else:  # only the running swarms step (each with its own draws, as in any group)
+            rows = np.flatnonzero(stopping.active)
+            rng = gso.CounterRandom(run.spec.seed, np.asarray(group)[rows])
+            part = gso.step(_rows(state, rows), score, rng, centre, layout, run.spec.gso_params)
+            state = _merged(state, rows, part)
+        if stopping is not None and state.step % SAVE_EVERY == 0:
+            stopping.check(state, run.spec)
+            if not stopping.active.any() and state.step < steps:
+                run.log.append(_log_row(state, len(group)))
+                state = run.save(state)  # this snapshot, then the last step's files at once
+                run.progress.advance(len(group) * (steps - state.step + 1))
+                return _finish_stopped(run, state)
+        run.log.append(_log_row(state, len(group)))
         if state.step % SAVE_EVERY == 0 or state.step == steps:
             state = run.save(state)
         run.progress.advance(len(group))
@@ -687,21 +832,35 @@ def _run_group_torch(
     from .gso_torch import DeviceSwarms
 
     steps, group = run.spec.steps, run.group
+    stopping = run.stopping
+    rows = np.arange(len(group))  # the swarms on the device (those still running)
     swarms = DeviceSwarms(state, scorer, centre, layout, run.spec.gso_params)
     n_glow = state.poses.shape[1]
     host = state
     while swarms.step_no < steps:
         first = swarms.step_no
         stop = min(steps, (first // SAVE_EVERY + 1) * SAVE_EVERY)
-        draws = np.stack([run.rng.selection_draws(t + 1, n_glow) for t in range(first, stop)])
+        rng = run.rng
+        if len(rows) < len(group):  # the running swarms' own draws, as in any group
+            rng = gso.CounterRandom(run.spec.seed, np.asarray(group)[rows])
+        draws = np.stack([rng.selection_draws(t + 1, n_glow) for t in range(first, stop)])
         draws_dev = torch.as_tensor(draws, device=swarms.device)
         for i in range(stop - first):
             swarms.step(draws_dev[i])
-        host = swarms.to_host()
+        part = swarms.to_host()
+        host = part if len(rows) == len(group) else _merged(host, rows, part)
         for i, (best, mean) in enumerate(swarms.take_history()):
             run.log.append((first + i + 1, best, mean, len(group)))
+        if stopping is not None and host.step % SAVE_EVERY == 0:
+            stopping.check(host, run.spec)
         host = run.save(host)
         run.progress.advance(len(group) * (stop - first))
+        if stopping is not None and host.step < steps and stopping.active.sum() < len(rows):
+            rows = np.flatnonzero(stopping.active)
+            if len(rows) == 0:  # every swarm has stopped: the last step's files remain
+                host = _finish_stopped(run, host)
+                break
+            swarms = DeviceSwarms(_rows(host, rows), scorer, centre, layout, run.spec.gso_params)
     return host
 
 
