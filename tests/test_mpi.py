@@ -17,6 +17,7 @@ import pytest
 from conftest import writable_setup
 from sparkledock.costs import imbalance, lpt_loads, predicted_costs, swarm_centres
 from sparkledock.driver import run_simulation
+from sparkledock.io.lightdock import read_gso_output
 from sparkledock.simulation import load_run_context
 
 SWARMS = ["0", "1", "2", "3", "4", "65"]
@@ -88,6 +89,35 @@ def test_fast_mode_on_two_ranks_equals_one_process(setup_copy, tmp_path):
     assert done.returncode == 0, done.stderr
     assert outputs(setup_copy) == outputs(single)
     assert b"fast" in outputs(single)["swarm_0/sparkledock_done.json"]
+
+
+def test_early_stopping_on_two_ranks_equals_one_process(setup_copy, tmp_path):
+    """Each swarm's own scores decide when it stops, so ranks change nothing."""
+    if not mpi_ready():
+        pytest.skip("needs mpirun and mpi4py")
+    single = tmp_path / "single_stop"
+    shutil.copytree(setup_copy, single)
+    swarms = [int(s) for s in SWARMS]
+    run_simulation(
+        single, 50, swarms=swarms, threads=1, quiet=True, scoring_mode="fast", stop_tolerance=0.1
+    )
+    poses = {
+        (s, t): read_gso_output(single / f"swarm_{s}" / f"gso_{t}.out").poses
+        for s in SWARMS
+        for t in (40, 50)
+    }
+    stopped = [s for s in SWARMS if np.array_equal(poses[s, 40], poses[s, 50])]
+    assert 0 < len(stopped) < len(SWARMS)  # some swarms stopped, others ran on
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    command = [
+        "mpirun", "--oversubscribe", "-np", "2",
+        sys.executable, "-m", "sparkledock.cli", "run", str(setup_copy), "50",
+        "--swarms", *SWARMS, "--threads", "1", "--backend", "numba", "--scoring-mode", "fast",
+        "--stop-tolerance", "0.1",
+    ]  # fmt: skip
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert outputs(setup_copy) == outputs(single)
 
 
 def test_longest_first_balances_known_loads():
