@@ -205,3 +205,35 @@ def test_cli_score_and_run_on_torch(setup_copy, capsys):
     run = ["run", str(setup_copy), "2", "--swarms", "0", "--backend", "torch", "--quiet"]
     assert main(run) == 0
     assert (setup_copy / "swarm_0" / "gso_2.out").is_file()
+
+
+def test_early_stopping_on_the_device_stops_the_swarms_numba_stops(setup_copy, tmp_path):
+    """The same protocol on torch (fast mode, fp64): the same swarms stop at the same
+    snapshots as on numba, and a stopped swarm's glowworms stay put."""
+    from sparkledock.driver import run_simulation
+    from sparkledock.io.lightdock import read_gso_output
+
+    other = tmp_path / "torch_stop"
+    shutil.copytree(setup_copy, other)
+    swarms = [0, 65]
+    common = {"swarms": swarms, "quiet": True, "scoring_mode": "fast", "stop_tolerance": 0.2}
+    run_simulation(setup_copy, 50, threads=1, **common)
+    run_simulation(other, 50, engine=FP64, **common)
+
+    def stopped_at(root):
+        out = {}
+        for s in swarms:
+            poses = [
+                read_gso_output(root / f"swarm_{s}" / f"gso_{t}.out").poses for t in (30, 40, 50)
+            ]
+            same = [np.array_equal(poses[k], poses[2]) for k in (0, 1)]
+            out[s] = 30 if same[0] else 40 if same[1] else 50
+        return out
+
+    cpu, dev = stopped_at(setup_copy), stopped_at(other)
+    assert cpu == dev
+    assert min(cpu.values()) < 50  # (the tolerance stops at least one swarm)
+    for s in swarms:
+        a = read_gso_output(setup_copy / f"swarm_{s}" / "gso_50.out")
+        b = read_gso_output(other / f"swarm_{s}" / "gso_50.out")
+        np.testing.assert_allclose(b.poses, a.poses, rtol=0, atol=1e-6)
