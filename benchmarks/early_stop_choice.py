@@ -11,6 +11,7 @@ each swarm's stopping snapshot. This script cuts the kept dockings of ``restrain
 
 Usage:
     python benchmarks/early_stop_choice.py pools/train_s6 [--tolerances 0.002 0.005 0.01]
+        [--fixed 50 70]
 """
 
 from __future__ import annotations
@@ -45,6 +46,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--tolerances", type=float, nargs="*", default=[0.002, 0.005, 0.01, 0.02])
     p.add_argument("--min-steps", type=int, default=30)
     p.add_argument("--steps", type=int, default=100)
+    p.add_argument(
+        "--fixed",
+        type=int,
+        nargs="*",
+        default=[],
+        help="also every swarm cut at these steps (pool_at_<step>.npz): a shorter run",
+    )
     args = p.parse_args(argv)
     print("| complex | swarms | " + " | ".join(f"saved at {t:g}" for t in args.tolerances) + " |")
     print("|---|---|" + "---|" * len(args.tolerances))
@@ -55,6 +63,12 @@ def main(argv: list[str] | None = None) -> None:
         files = complex_inputs(source)
         best, mean = trajectories(setup, args.steps)
         cells = []
+        for step in args.fixed:
+            out = folder / f"pool_at_{step}.npz"
+            if not out.is_file():
+                stops = np.full(len(best), step)
+                arrays, _ = pool_arrays(setup, files, stops, rescore_exactly=True, final=args.steps)
+                np.savez_compressed(out, **arrays)
         for tol in args.tolerances:
             stops = stop_steps(best, mean, tol, args.min_steps, args.steps)
             cells.append(f"{1 - stops.mean() / args.steps:.0%}")

@@ -596,12 +596,14 @@ def analyse(
             swarm_best[swarm] = float(data.scores.max())
             chosen[swarm] = (data, [members[0] for members in clusters])
         info["summary"] = f"{len(sizes)} cluster representatives"
-    with stage("rank", f"by {options.rank_method}{' (diverse)' if options.diverse else ''}"):
+    docked_with = setup_restraints(setup) if restraints is not None else None
+    reorder = options.rank_method != "dfire" or options.diverse
+    method = f"{options.rank_method}{' (diverse)' if options.diverse else ''}"
+    with stage("rank", f"by {method if docked_with is None else 'score'}"):
         ranking = rank_glowworms(chosen)
         write_ranking(folder.ranking, ranking)  # LightDock's rank_by_scoring.list, by score
-        if options.rank_method != "dfire" or options.diverse:
+        if reorder and docked_with is None:
             ranking = rerank(setup, chosen, options.rank_method, options.diverse)
-    docked_with = setup_restraints(setup) if restraints is not None else None
     if docked_with is not None:
         with stage("filter", f"{FILTER_FRACTION:.0%} of the restraints") as info:
             poses = np.array([r.pose for r in ranking]).reshape(-1, setup.layout.size)
@@ -622,6 +624,14 @@ def analyse(
                     "ranking all of them (run more steps?)",
                     SparkledockWarning,
                     stacklevel=2,
+                )
+        if reorder:  # the kept solutions only: a consensus ranks them among themselves
+            with stage("rerank", f"{len(ranking)} solutions by {method}"):
+                kept_ids: dict[int, tuple[GSOOutput, list[int]]] = {}
+                for r in ranking:
+                    kept_ids.setdefault(r.swarm, (chosen[r.swarm][0], []))[1].append(r.glowworm)
+                ranking = rerank(
+                    setup, kept_ids, options.rank_method, options.diverse, docked_with
                 )
     best = ranking[: options.top]
     names = [f"top_{i + 1}.pdb" for i in range(len(best))]

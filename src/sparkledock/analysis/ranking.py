@@ -63,7 +63,9 @@ from scipy.stats import rankdata
 from ..errors import SparkledockError
 from ..io.lightdock import GSOOutput
 from ..pose import EXTENTS_START
+from ..restraints import Restraints
 from ..system import DockingSetup
+from .filter import satisfaction
 from .models import complex_coordinates
 from .rank import Ranked, rank_glowworms
 
@@ -307,10 +309,12 @@ def rerank(
     chosen: dict[int, tuple[GSOOutput, Sequence[int] | None]],
     method: str = "dfire",
     diversify: bool = False,
+    restraints: Restraints | None = None,
 ) -> list[Ranked]:
     """The representatives of all swarms (per swarm: its final glowworms and the ids to
     rank) in ``method``'s order, optionally with near-duplicates moved back
-    (:func:`diverse`). ``dfire`` without ``diversify`` is LightDock's ranking."""
+    (:func:`diverse`). ``dfire`` without ``diversify`` is LightDock's ranking. ``restraints``:
+    what the docking was restrained with (the ``satisfaction`` feature needs them)."""
     if method not in NEEDS:
         raise ValueError(f"unknown ranking method {method!r} (known: {', '.join(NEEDS)})")
     ranked = rank_glowworms(chosen)
@@ -326,6 +330,10 @@ def rerank(
     for function in RESCORED:
         if function in NEEDS[method]:
             features[function] = rescore(setup, poses, function)
+    if "satisfaction" in NEEDS[method]:
+        if restraints is None:
+            raise SparkledockError(f"ranking {method!r} needs a docking with restraints")
+        features["satisfaction"] = satisfaction(setup, poses, restraints, include_passive=True)
     if "paratope" in NEEDS[method]:
         cdrs = setup.config.get("paratope") or []
         if not cdrs:
