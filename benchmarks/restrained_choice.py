@@ -11,9 +11,9 @@ fnat >= 0.1 and (LRMSD <= 10 Å or iRMSD <= 4 Å)) in the top 1 / 5 / 10, and in
   (by score after the 40 % restraint filter) and rank consensuses of the score with restraint
   satisfaction, the clash-tolerant ``dfire_soft``, MJ3h and the population.
 
-Run it on the training pools to choose (``--choose`` prints the best method under a rule
-fixed in advance: most top-1, then top-5, then top-10 successes, then the simpler method), and
-on the twenty's pools to report what the frozen choice gives.
+Besides the counts: the mean DockQ of the top model and the mean reciprocal rank of the first
+acceptable model (0 where none), finer signals on few complexes. Run it on the training pools
+to choose, and on the twenty's pools to report what the frozen choice gives.
 
 Usage:
     python benchmarks/restrained_choice.py pools/train_s6 [--spacings 6 8 10 12]
@@ -120,7 +120,7 @@ def order(pool: dict[str, np.ndarray], weights: dict[str, float]) -> np.ndarray:
 def successes(pools, method: str, spacing: float | None) -> dict:
     """Per top N, the complexes with an acceptable model there; and in the pool."""
     found = {n: [] for n in TOPS}
-    in_pool, swarms = [], []
+    in_pool, swarms, top1_dockq, reciprocal = [], [], [], []
     for name, full in pools.items():
         pool = subset(full, spacing)
         ok = acceptable(pool)
@@ -131,7 +131,16 @@ def successes(pools, method: str, spacing: float | None) -> dict:
         for n in TOPS:
             if ok[ranked[:n]].any():
                 found[n].append(name)
-    return {"tops": found, "pool": in_pool, "median_swarms": float(np.median(swarms))}
+        top1_dockq.append(float(pool["dockq"][ranked[0]]))
+        hits = np.flatnonzero(ok[ranked])
+        reciprocal.append(1.0 / (hits[0] + 1) if len(hits) else 0.0)
+    return {
+        "tops": found,
+        "pool": in_pool,
+        "median_swarms": float(np.median(swarms)),
+        "mean_top1_dockq": float(np.mean(top1_dockq)),
+        "mrr": float(np.mean(reciprocal)),
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -149,8 +158,9 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     pools = load(args.pools, args.step)
     print(f"{len(pools)} complexes in {args.pools} (step {args.step or 'last'})")
-    print("| spacing | median swarms | method | top 1 | top 5 | top 10 | pool |")
-    print("|---|---|---|---|---|---|---|")
+    head = "| spacing | median swarms | method | top 1 | top 5 | top 10 | pool | top-1 DockQ | MRR |"
+    print(head)
+    print("|---|---|---|---|---|---|---|---|---|")
     cells = []
     for spacing in [None, *args.spacings]:
         for method in args.methods:
@@ -160,7 +170,7 @@ def main(argv: list[str] | None = None) -> None:
             print(
                 f"| {spacing or 'as docked'} | {r['median_swarms']:.0f} | {method} | "
                 + " | ".join(str(t) for t in tops)
-                + f" | {len(r['pool'])} |",
+                + f" | {len(r['pool'])} | {r['mean_top1_dockq']:.3f} | {r['mrr']:.3f} |",
                 flush=True,
             )
     if args.json:

@@ -501,14 +501,17 @@ def term_columns(
 
 
 def default_scoring_mode(options: DockOptions, restrained: bool) -> str:
-    """The search's scoring mode unless told: ``fast`` for a DFIRE docking without restraints
-    (blind or on an antibody's CDRs), where fast and exact searches give pools of the same
-    quality and rank their near-native solutions alike in a seventh of the time (five blind
-    benchmark complexes, docs/performance.md, "Blind docking, fifth pass"); ``exact``
-    otherwise: with restraints fast mode loses two of eight top-1 successes, and membrane
-    dockings and the other scoring functions were not measured in fast mode."""
-    blind = not restrained and not (options.membrane or options.transmembrane)
-    return "fast" if blind and options.scoring in DFIRE_SEARCH else "exact"
+    """The search's scoring mode unless told: ``fast`` for a DFIRE docking without a
+    membrane under the sparkledock protocol: blind (or on an antibody's CDRs), where fast and
+    exact searches give pools of the same quality in a seventh of the time (docs/
+    performance.md, "Blind docking, fifth pass"), and restrained, where the restraint-focused
+    protocol was chosen and measured with it (docs/performance.md, "Restrained protocol");
+    ``exact`` otherwise (LightDock's protocol; membrane dockings and the other scoring
+    functions were not measured in fast mode)."""
+    if options.protocol == "lightdock":
+        return "exact"
+    membrane = options.membrane or options.transmembrane
+    return "fast" if not membrane and options.scoring in DFIRE_SEARCH else "exact"
 
 
 def protocol_spacing(protocol: str, restrained: bool, paratope: bool = False) -> float:

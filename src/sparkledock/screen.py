@@ -111,7 +111,7 @@ def screen(
     check_options(options)
     rank, size = (comm.Get_rank(), comm.Get_size()) if comm is not None else (0, 1)
     pairs = read_pairs(pairs_file)
-    if options.scoring_mode is None:  # one run for every pair: exact if any is restrained
+    if options.scoring_mode is None:  # one run (one scoring mode) for every pair
         restrained = any(pair.restraints for pair in pairs)
         options = replace(options, scoring_mode=default_scoring_mode(options, restrained))
     out = Path(out)
