@@ -158,8 +158,8 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     pools = load(args.pools, args.step)
     print(f"{len(pools)} complexes in {args.pools} (step {args.step or 'last'})")
-    head = "| spacing | median swarms | method | top 1 | top 5 | top 10 | pool | top-1 DockQ | MRR |"
-    print(head)
+    head = ["spacing", "median swarms", "method", "top 1", "top 5", "top 10", "pool"]
+    print("| " + " | ".join([*head, "top-1 DockQ", "MRR"]) + " |")
     print("|---|---|---|---|---|---|---|---|---|")
     cells = []
     for spacing in [None, *args.spacings]:
