@@ -240,3 +240,16 @@ def test_early_stopping_is_refused_with_lightdocks_random_stream(tmp_path):
     root = _six_swarms(tmp_path / "x")
     with pytest.raises(SparkledockError, match="no swarm stops early"):
         run_simulation(root, 40, exact=True, threads=1, quiet=True, stop_tolerance=0.5)
+
+
+def test_restraints_ranking_is_the_mean_of_score_and_satisfaction_ranks():
+    from sparkledock.analysis.ranking import order
+
+    score = np.array([30.0, 25.0, 20.0, 10.0])
+    share = np.array([0.2, 0.9, 0.9, 1.0])
+    # ranks by score 0 1 2 3; by share (ties share their mean) 3 1.5 1.5 0: sums 3 2.5 3.5 3
+    # -> 1 first, then 0 and 3 tied (3.0; the score decides: 0), then 2
+    got = order("restraints", {"score": score, "satisfaction": share})
+    assert got.tolist() == [1, 0, 3, 2]
+    with pytest.raises(ValueError, match="needs satisfaction"):
+        order("restraints", {"score": score})

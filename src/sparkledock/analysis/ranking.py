@@ -46,6 +46,14 @@ here reorder the same representatives:
   docking (docs/performance.md, "Antibodies on their CDRs", measures it and the tried
   alternatives).
 
+* ``restraints``: for a restrained docking: the mean of each solution's rank by score and by
+  restraint satisfaction (the share of active and passive restraint residues in contact, as
+  the 40 % filter counts them; ties ranked as their mean), over the solutions the filter
+  kept. The score already rewards restraints through LightDock's terms, but only those
+  residues within 2.5 Å; the satisfaction share counts contacts within 5 Å and the passive
+  residues. The default of a restrained docking under the sparkledock protocol, chosen on the
+  training complexes (docs/performance.md, "Restrained protocol").
+
 Poses are compared through a few ligand landmarks (C-alpha or C4' atoms spread over the
 ligand by farthest-point sampling): their RMSD tracks the ligand RMSD of the whole backbone
 closely, and a k-d tree over them counts neighbours among tens of thousands of glowworms in
@@ -153,6 +161,7 @@ NEEDS = {
     "soft_tobi": ("dfire_soft", "tobi"),
     "soft_consensus": ("dfire_soft", "mj3h"),
     "paratope": ("paratope", "dfire_soft", "mj3h"),
+    "restraints": ("satisfaction",),
 }
 
 #: The ranking ``dock`` uses without restraints (when the search scores with DFIRE), and
@@ -220,11 +229,14 @@ def _key(method: str, features: dict[str, np.ndarray]) -> np.ndarray:
         return np.asarray(features["dfire_soft"], dtype=np.float64)
     if method == "soft_tobi":  # the mean of the two ranks, equal weights
         return -(ranks(features["dfire_soft"]) + ranks(features["tobi"]))
+    if method == "restraints":  # the score's and the satisfaction's ranks, equal weights
+        return -(ranks(score) + tied_ranks(features["satisfaction"]))
     consensus = -(ranks(score) + ranks(features["dfire_soft"]) + ranks(features["mj3h"]))
     if method == "soft_consensus":  # the mean of the three ranks, equal weights
         return consensus
     if method == "paratope":  # the consensus and the CDR share's rank, equal weights
         return consensus - tied_ranks(features["paratope"])
+
     raise ValueError(f"unknown ranking method {method!r} (known: {', '.join(NEEDS)})")
 
 
