@@ -5,8 +5,9 @@ again, scores each candidate choice by how many complexes have an acceptable mod
 fnat >= 0.1 and (LRMSD <= 10 Å or iRMSD <= 4 Å)) in the top 1 / 5 / 10, and in the pool:
 
 * **spacing**: a pool docked at a small spacing is cut to the swarms that a greedy
-  farthest-point covering of its swarm centres at a larger spacing keeps (a proxy for docking
-  at that spacing: the same covering rule, applied to centres instead of surface points);
+  farthest-point covering of its swarm centres at a larger spacing keeps
+  (:func:`sparkledock.setup.swarms.covering`; a proxy for docking at that spacing: the same
+  covering rule, applied to the centres instead of the surface points);
 * **ranking**: every method of :data:`METHODS` on the kept representatives: LightDock's
   (by score after the 40 % restraint filter) and rank consensuses of the score with restraint
   satisfaction, the clash-tolerant ``dfire_soft``, MJ3h and the population.
@@ -28,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from sparkledock.analysis.ranking import ranks, tied_ranks
+from sparkledock.setup.swarms import covering
 
 FILTER_FRACTION = 0.4
 TOPS = (1, 5, 10)
@@ -47,20 +49,6 @@ def load(folder: Path, step: str | None = None) -> dict[str, dict[str, np.ndarra
 def acceptable(pool: dict[str, np.ndarray]) -> np.ndarray:
     """CAPRI acceptable or better, per representative."""
     return (pool["fnat"] >= 0.1) & ((pool["lrmsd"] <= 10.0) | (pool["irmsd"] <= 4.0))
-
-
-def covering(centres: np.ndarray, spacing: float) -> np.ndarray:
-    """Indices of the centres a greedy farthest-point covering at ``spacing`` keeps (it starts
-    from the centre nearest the mean, as :func:`sparkledock.setup.swarms.covering_count`)."""
-    first = int(np.argmin(((centres - centres.mean(axis=0)) ** 2).sum(axis=1)))
-    kept = [first]
-    nearest = np.sqrt(((centres - centres[first]) ** 2).sum(axis=1))
-    while True:
-        far = int(np.argmax(nearest))
-        if nearest[far] <= spacing:
-            return np.array(kept)
-        kept.append(far)
-        np.minimum(nearest, np.sqrt(((centres - centres[far]) ** 2).sum(axis=1)), out=nearest)
 
 
 def subset(pool: dict[str, np.ndarray], spacing: float | None) -> dict[str, np.ndarray]:

@@ -35,7 +35,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from restrained_pools import SHARED, complex_inputs
+import numpy as np
+
+from restrained_choice import acceptable
+from restrained_pools import SHARED, complex_inputs, pool_arrays
+from sparkledock.docking import DockOptions
+from sparkledock.io.lightdock import load_setup
 
 ORDER = {"incorrect": 0, "acceptable": 1, "medium": 2, "high": 3}
 TOPS = (1, 5, 10)
@@ -97,6 +102,11 @@ def run_one(folder: Path, protocol: str, out: Path, args: argparse.Namespace) ->
         "wall_s": hours * 3600 + minutes * 60 + seconds,
         "peak_rss_gb": int(rss.group(1)) / 2**20,
     }
+    if args.pools:  # every representative's features and quality, for the diagnosis
+        setup = load_setup(work / "setup")
+        arrays, _ = pool_arrays(setup, files, DockOptions().steps)
+        np.savez_compressed(out / "pool.npz", **arrays)
+        result["pool_acceptable"] = int(acceptable(arrays).sum())
     record.write_text(json.dumps(result, indent=1) + "\n")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
@@ -110,6 +120,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--out", type=Path, default=Path("restrained_protocol"))
     p.add_argument("--keep", action="store_true", help="keep each docking folder")
+    p.add_argument(
+        "--pools",
+        action="store_true",
+        help="also record every representative's features and quality (<C>/pool.npz, for "
+        "restrained_choice.py and the search-or-ranking diagnosis), after the timed docking",
+    )
     args = p.parse_args(argv)
     folders = sorted(
         (f for s in ("bench", "bench5") for f in (SHARED / s).iterdir() if f.is_dir()),

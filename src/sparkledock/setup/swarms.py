@@ -119,25 +119,28 @@ def swarm_centres(
     return candidates + np.asarray(translation, dtype=np.float64)
 
 
-def covering_count(points: np.ndarray, spacing: float) -> int:
-    """How many of ``points`` a greedy farthest-point covering takes before every point lies
+def covering(points: np.ndarray, spacing: float) -> np.ndarray:
+    """Indices of the points a greedy farthest-point covering chooses before every point lies
     within ``spacing`` Å of a chosen one: it starts from the point nearest the points' mean
-    and adds the point farthest from those chosen (ties to the lowest index), so the count
-    is deterministic and grows with the area the points span, not with their number."""
+    and adds the point farthest from those chosen (ties to the lowest index), so the choice
+    is deterministic and its size grows with the area the points span, not their number."""
     points = np.asarray(points, dtype=np.float64)
     if len(points) == 0:
-        return 0
-    first = int(np.argmin(((points - points.mean(axis=0)) ** 2).sum(axis=1)))
-    nearest = np.sqrt(((points - points[first]) ** 2).sum(axis=1))
-    count = 1
-    limit = spacing
+        return np.zeros(0, dtype=np.int64)
+    chosen = [int(np.argmin(((points - points.mean(axis=0)) ** 2).sum(axis=1)))]
+    nearest = np.sqrt(((points - points[chosen[0]]) ** 2).sum(axis=1))
     while True:
         far = int(np.argmax(nearest))
-        if nearest[far] <= limit:
-            return count
-        d = np.sqrt(((points - points[far]) ** 2).sum(axis=1))
-        np.minimum(nearest, d, out=nearest)
-        count += 1
+        if nearest[far] <= spacing:
+            return np.array(chosen, dtype=np.int64)
+        chosen.append(far)
+        np.minimum(nearest, np.sqrt(((points - points[far]) ** 2).sum(axis=1)), out=nearest)
+
+
+def covering_count(points: np.ndarray, spacing: float) -> int:
+    """How many swarms the restraint-focused rule places over ``points``: the size of their
+    :func:`covering` at ``spacing``."""
+    return len(covering(points, spacing))
 
 
 def _near_other(points: np.ndarray, centroids: np.ndarray, radius: float) -> np.ndarray:
