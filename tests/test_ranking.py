@@ -193,24 +193,31 @@ def test_soft_rankings_order_is_documented():
 def test_the_default_ranking_follows_restraints_and_the_search_function():
     assert ranking.default_method(restrained=False) == ranking.BLIND_DEFAULT == "soft_consensus"
     assert ranking.default_method(restrained=False, scoring="fastdfire") == "soft_consensus"
-    assert ranking.default_method(restrained=True) == "dfire"
+    assert (
+        ranking.default_method(restrained=True) == ranking.RESTRAINED_DFIRE_DEFAULT == "restraints"
+    )
+    assert ranking.default_method(restrained=True, scoring="vdw") == "dfire"  # by its score
     assert ranking.default_method(restrained=False, scoring="pisa") == "dfire"
 
 
-def test_the_default_scoring_mode_is_fast_only_for_a_blind_dfire_docking():
+def test_the_default_scoring_mode_is_fast_for_a_dfire_docking_under_sparkledocks_protocol():
     from sparkledock.docking import DockOptions, default_scoring_mode, with_defaults
 
     blind = DockOptions()
     assert default_scoring_mode(blind, restrained=False) == "fast"
     assert default_scoring_mode(DockOptions(paratope=True), restrained=False) == "fast"
     assert default_scoring_mode(DockOptions(scoring="fastdfire"), restrained=False) == "fast"
-    assert default_scoring_mode(blind, restrained=True) == "exact"
+    assert default_scoring_mode(blind, restrained=True) == "fast"
+    assert default_scoring_mode(DockOptions(protocol="lightdock"), restrained=True) == "exact"
+    assert default_scoring_mode(DockOptions(protocol="lightdock"), restrained=False) == "exact"
     assert default_scoring_mode(DockOptions(membrane=True), restrained=False) == "exact"
     assert default_scoring_mode(DockOptions(scoring="pisa"), restrained=False) == "exact"
     # what the user asks for is kept; both defaults are decided together
     chosen = with_defaults(DockOptions(scoring_mode="exact"), restrained=False)
     assert (chosen.scoring_mode, chosen.rank_method) == ("exact", "soft_consensus")
     chosen = with_defaults(DockOptions(), restrained=True)
+    assert (chosen.scoring_mode, chosen.rank_method) == ("fast", "restraints")
+    chosen = with_defaults(DockOptions(protocol="lightdock"), restrained=True)
     assert (chosen.scoring_mode, chosen.rank_method) == ("exact", "dfire")
 
 

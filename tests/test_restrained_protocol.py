@@ -13,6 +13,7 @@ from sparkledock import simulation
 from sparkledock.cli import example_dir
 from sparkledock.docking import (
     RESTRAINED_SPACING_A,
+    RESTRAINED_STOP_TOLERANCE,
     DockOptions,
     dock,
     dock_key,
@@ -87,14 +88,20 @@ def test_spacing_is_refused_when_not_finite(tmp_path):
 def test_protocol_defaults():
     ours = with_defaults(DockOptions(), restrained=True)
     assert ours.swarm_spacing == RESTRAINED_SPACING_A
+    assert (ours.scoring_mode, ours.rank_method) == ("fast", "restraints")
+    assert ours.stop_tolerance == RESTRAINED_STOP_TOLERANCE > 0
     blind = with_defaults(DockOptions(), restrained=False)
-    assert blind.swarm_spacing == 0.0
+    assert (blind.swarm_spacing, blind.stop_tolerance) == (0.0, 0.0)
+    assert (blind.scoring_mode, blind.rank_method) == ("fast", "soft_consensus")
     lightdock = with_defaults(DockOptions(protocol="lightdock"), restrained=True)
     assert (lightdock.swarm_spacing, lightdock.scoring_mode, lightdock.rank_method) == (
         0.0,
         "exact",
         "dfire",
     )
+    assert lightdock.stop_tolerance == 0.0
+    membrane = with_defaults(DockOptions(membrane=True), restrained=True)
+    assert membrane.scoring_mode == "exact"  # (fast mode was not measured with membranes)
     # what the user asks for wins over the protocol's default
     asked = with_defaults(DockOptions(protocol="lightdock", scoring_mode="fast"), True)
     assert asked.scoring_mode == "fast"

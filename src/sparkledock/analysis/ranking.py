@@ -165,9 +165,11 @@ NEEDS = {
 }
 
 #: The ranking ``dock`` uses without restraints (when the search scores with DFIRE), and
-#: with them: docs/performance.md measures both on the shared benchmark complexes.
+#: with them (LightDock's protocol, or another scoring function: by score; a DFIRE search
+#: under sparkledock's protocol: ``restraints``): docs/performance.md measures them.
 BLIND_DEFAULT = "soft_consensus"
 RESTRAINED_DEFAULT = "dfire"
+RESTRAINED_DFIRE_DEFAULT = "restraints"
 
 
 PARATOPE_DEFAULT = "paratope"
@@ -180,13 +182,16 @@ DFIRE_SEARCH = ("dfire", "fastdfire")
 
 
 def default_method(restrained: bool, scoring: str = "dfire", paratope: bool = False) -> str:
-    """The ranking a docking uses unless told: :data:`BLIND_DEFAULT` for a DFIRE search
-    without restraints (where ranking by DFIRE loses most near-native solutions),
-    :data:`PARATOPE_DEFAULT` for one on an antibody's CDRs (``paratope``), by the search's
-    own score otherwise (with restraints, DFIRE already ranks well; another scoring function
-    or a combination is the user's choice of ranking too)."""
-    if restrained or scoring not in DFIRE_SEARCH:
+    """The ranking a docking uses unless told (under sparkledock's protocol; LightDock's
+    ranks by score): for a DFIRE search, :data:`BLIND_DEFAULT` without restraints (where
+    ranking by DFIRE loses most near-native solutions), :data:`PARATOPE_DEFAULT` on an
+    antibody's CDRs (``paratope``) and :data:`RESTRAINED_DFIRE_DEFAULT` with restraints
+    (chosen on the training complexes); by the search's own score for another scoring
+    function or a combination (the user's choice of ranking too)."""
+    if scoring not in DFIRE_SEARCH:
         return RESTRAINED_DEFAULT
+    if restrained:
+        return RESTRAINED_DFIRE_DEFAULT
     return PARATOPE_DEFAULT if paratope else BLIND_DEFAULT
 
 
