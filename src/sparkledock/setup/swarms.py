@@ -43,6 +43,7 @@ NEIGHBOUR_CENTROIDS_A = 20.0
 OCCLUSION_TOLERANCE = 0.5
 HULL_TOLERANCE = 1e-12
 _OCCLUSION_CHUNK = 512
+_NEAR_CHUNK = 4096
 
 
 def ligand_diameter(ligand: Atoms) -> float:
@@ -152,10 +153,15 @@ def _near_other(points: np.ndarray, centroids: np.ndarray, radius: float) -> np.
         return near
     pairs = cKDTree(centroids).query_pairs(NEIGHBOUR_CENTROIDS_A, output_type="ndarray")
     per = SPHERE_POINTS_PER_CENTROID
-    for i, n in np.concatenate([pairs, pairs[:, ::-1]]):
-        block = slice(i * per, (i + 1) * per)
-        diff = points[block] - centroids[n]
-        near[block] |= np.sqrt((diff * diff).sum(axis=1)) <= radius
+    both = np.concatenate([pairs, pairs[:, ::-1]])
+    blocks = points.reshape(len(centroids), per, 3)
+    for lo in range(0, len(both), _NEAR_CHUNK):  # (pairs at a time: bounded memory)
+        own, other = both[lo : lo + _NEAR_CHUNK].T
+        diff = blocks[own] - centroids[other][:, None, :]
+        hit = np.sqrt((diff * diff).sum(axis=2)) <= radius
+        near |= np.bincount(
+            (own[:, None] * per + np.arange(per)).ravel(), hit.ravel(), minlength=len(points)
+        ).astype(bool)
     return near
 
 
