@@ -143,8 +143,20 @@ def main(argv: list[str] | None = None) -> None:
         "rule's; default: the last)",
     )
     p.add_argument("--json", type=Path, help="also write every cell here")
+    p.add_argument(
+        "--only-with",
+        default=None,
+        metavar="STEP",
+        help="only the complexes that also have this snapshot's pool (to compare like with like)",
+    )
     args = p.parse_args(argv)
     pools = load(args.pools, args.step)
+    if args.only_with:
+        pools = {
+            k: v
+            for k, v in pools.items()
+            if (args.pools / k / f"pool_{args.only_with}.npz").is_file()
+        }
     print(f"{len(pools)} complexes in {args.pools} (step {args.step or 'last'})")
     head = ["spacing", "median swarms", "method", "top 1", "top 5", "top 10", "pool"]
     print("| " + " | ".join([*head, "top-1 DockQ", "MRR"]) + " |")
