@@ -50,7 +50,7 @@ PROTOCOLS = ("sparkledock", "lightdock")
 RESTRAINED_SPACING_A = 8.0
 #: The sparkledock protocol's early stopping with restraints
 #: (:func:`sparkledock.simulation.converged`), chosen on the training complexes.
-RESTRAINED_STOP_TOLERANCE = 0.005
+RESTRAINED_STOP_TOLERANCE = 0.01
 
 
 @dataclass(frozen=True)
