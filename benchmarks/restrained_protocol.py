@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dock_accuracy import lightdock_published as published
 from restrained_choice import acceptable
 from restrained_pools import SHARED, complex_inputs, pool_arrays
 from sparkledock.docking import DockOptions
@@ -49,21 +50,6 @@ PROTOCOLS = {
     "lightdock": ["--protocol", "lightdock"],
     "lightdock-fast": ["--protocol", "lightdock", "--scoring-mode", "fast"],
 }
-
-
-def published(folder: Path) -> dict[int, bool] | None:
-    """LightDock's published true-interface success at top 1 / 5 / 10 (CAPRI acceptable:
-    fnat >= 0.1 and (LRMSD <= 10 or iRMSD <= 4) among its first N models)."""
-    path = folder / "lightdock_bm5_TI.list"
-    if not path.is_file():
-        return None
-    ok = []
-    for line in path.read_text().splitlines():
-        fields = line.split()
-        if len(fields) >= 4:
-            irmsd, lrmsd, fnat = (float(v) for v in fields[1:4])
-            ok.append(fnat >= 0.1 and (lrmsd <= 10 or irmsd <= 4))
-    return {n: any(ok[:n]) for n in TOPS}
 
 
 def run_one(folder: Path, protocol: str, out: Path, args: argparse.Namespace) -> dict:

@@ -243,10 +243,17 @@ def test_early_stopping_resumes_from_a_checkpoint_to_the_same_files(tmp_path, mo
         ]
 
 
-def test_early_stopping_is_refused_with_lightdocks_random_stream(tmp_path):
+def test_early_stopping_is_refused_with_lightdocks_random_stream_or_a_bad_tolerance(tmp_path):
     root = _six_swarms(tmp_path / "x")
     with pytest.raises(SparkledockError, match="no swarm stops early"):
         run_simulation(root, 40, exact=True, threads=1, quiet=True, stop_tolerance=0.5)
+    for bad in (float("nan"), float("inf"), -0.1):
+        with pytest.raises(SparkledockError, match="--stop-tolerance must be 0 or a positive"):
+            run_simulation(root, 40, threads=1, quiet=True, stop_tolerance=bad)
+        with pytest.raises(SparkledockError, match="--stop-tolerance must be 0 or a positive"):
+            dock(EXAMPLE["receptor"], EXAMPLE["ligand"], tmp_path / "d", options=DockOptions(
+                stop_tolerance=bad))  # fmt: skip
+        assert not (tmp_path / "d").exists() and not list((root / "swarm_0").glob("gso_*"))
 
 
 def test_restraints_ranking_is_the_mean_of_score_and_satisfaction_ranks():

@@ -28,7 +28,7 @@ from typing import Any
 
 from . import costs
 from .backend import Engine
-from .errors import SparkledockError
+from .errors import EngineError, SparkledockError
 from .gso import GSOParameters
 from .io.lightdock import read_poses
 from .parallel import TaskCounter, rank_engine, share_error
@@ -77,6 +77,12 @@ class RunOptions:
 
 #: One task: (job index, swarm ids).
 Task = tuple[int, tuple[int, ...]]
+
+
+def check_stop_tolerance(tolerance: float) -> None:
+    """Refuse an early-stopping tolerance that is negative or not finite (before any work)."""
+    if not 0.0 <= float(tolerance) < float("inf"):
+        raise EngineError(f"--stop-tolerance must be 0 or a positive number, got {tolerance}")
 
 
 def run_simulation(
@@ -128,6 +134,7 @@ def run_simulation(
         SparkledockError: bad setup, missing starting file, bad swarm id (one line each, on
             every rank under MPI).
     """
+    check_stop_tolerance(stop_tolerance)
     options = RunOptions(
         engine=engine or Engine(),
         threads=threads,
@@ -180,6 +187,8 @@ def run_setups(
         if isinstance(stop_tolerance, (int, float))
         else [float(t) for t in stop_tolerance]
     )
+    for tolerance in tolerances:
+        check_stop_tolerance(tolerance)
 
     def jobs() -> list[Job]:
         return [
