@@ -929,7 +929,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--example",
         action="store_true",
-        help="dock the bundled 2X9A example (about 15 s on two cores)",
+        help="dock the bundled 2X9A example (about 10 s on two cores)",
     )
     p.set_defaults(func=cmd_dock)
 
