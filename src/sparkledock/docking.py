@@ -71,11 +71,12 @@ class DockOptions:
     #: the scoring function of the search (a name in :data:`sparkledock.scoring.SCORING_FUNCTIONS`)
     scoring: str = "dfire"
     #: ``exact`` or ``fast`` (the search on the fast path, final glowworms re-scored exactly);
-    #: None: :func:`default_scoring_mode`, by the presence of restraints
+    #: None: :func:`default_scoring_mode`, by the protocol
     scoring_mode: str | None = None
     #: how the representatives are ranked (:data:`sparkledock.analysis.ranking.NEEDS`;
     #: ``dfire``: by score, LightDock's; None: :func:`~sparkledock.analysis.ranking.
-    #: default_method`, by the presence of restraints), and whether near-duplicates move back
+    #: default_method`, by the protocol and the presence of restraints), and whether
+    #: near-duplicates move back
     rank_method: str | None = None
     diverse: bool = False
     #: swarms only above the receptor's membrane beads, or between its two layers
