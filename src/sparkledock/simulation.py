@@ -858,6 +858,7 @@ def _run_group_torch(
         if stopping is not None and host.step < steps and stopping.active.sum() < len(rows):
             rows = np.flatnonzero(stopping.active)
             if len(rows) == 0:  # every swarm has stopped: the last step's files remain
+                run.progress.advance(len(group) * (steps - host.step))
                 host = _finish_stopped(run, host)
                 break
             swarms = DeviceSwarms(_rows(host, rows), scorer, centre, layout, run.spec.gso_params)
