@@ -277,3 +277,23 @@ def test_average_ranks_equal_scipys():
     rng = np.random.default_rng(3)
     for values in (rng.integers(0, 5, 50).astype(float), rng.random(30), np.ones(4), []):
         np.testing.assert_array_equal(average_ranks(values), rankdata(values, method="average"))
+
+
+def test_when_every_swarm_has_stopped_the_run_writes_the_remaining_files_at_once(tmp_path):
+    root = _six_swarms(tmp_path / "all")
+    result = run_simulation(root, 60, scoring_mode="fast", threads=1, quiet=True,
+                            stop_tolerance=1e6)  # fmt: skip
+    assert [h[0] for h in result.history] == list(range(1, 61))
+    for swarm in range(6):
+        at = {t: read_gso_output(root / f"swarm_{swarm}" / f"gso_{t}.out") for t in (30, 40, 60)}
+        np.testing.assert_array_equal(at[30].poses, at[60].poses)  # all stopped at step 30
+        np.testing.assert_array_equal(at[30].scores, at[40].scores)  # (fast scores)
+    # the last file's scores are exact, as in any fast run
+    from sparkledock.api import prepare_scoring
+    from sparkledock.io.lightdock import load_setup
+    from sparkledock.simulation import setup_restraints
+
+    setup = load_setup(root)
+    exact = prepare_scoring(setup, restraints=setup_restraints(setup))
+    last = read_gso_output(root / "swarm_0" / "gso_60.out")
+    np.testing.assert_allclose(last.scores, exact.score(last.poses), rtol=1e-6, atol=1e-6)
