@@ -39,11 +39,18 @@ TOPS = (1, 5, 10)
 
 
 def inputs(folder: Path) -> dict[str, Path]:
-    """A complex's receptor, ligand, restraints and reference, in either folder layout."""
+    """A complex's receptor, ligand, restraints and reference, in any of the three folder
+    layouts (``bench``, ``bench5``, ``train``)."""
     name = folder.name
     layouts = [
         (f"{name}_r_u.pdb", f"{name}_l_u.pdb", "restraints.list", f"{name}_target.pdb"),
         (f"{name}_A_noh.pdb", f"{name}_B_noh.pdb", "restraints_TI.list", f"{name}_reference.pdb"),
+        (
+            f"{name}_r_u.pdb.gz",
+            f"{name}_l_u.pdb.gz",
+            f"{name}_ambig.tbl",
+            f"{name}_target.pdb.gz",
+        ),
     ]
     for files in layouts:
         paths = [folder / f for f in files]

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dock_accuracy import inputs as complex_inputs
 from sparkledock.analysis.cluster import cluster_glowworms
 from sparkledock.analysis.filter import satisfaction
 from sparkledock.analysis.quality import pose_quality, quality_reference
@@ -44,27 +45,6 @@ from sparkledock.simulation import SAVE_EVERY, setup_restraints
 
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parent.parent / "shared"
-
-
-def complex_inputs(folder: Path) -> dict[str, Path]:
-    """Receptor, ligand, restraints and reference of a complex in any of the three layouts
-    (``bench``, ``bench5``, ``train``)."""
-    name = folder.name
-    layouts = [
-        (f"{name}_r_u.pdb", f"{name}_l_u.pdb", "restraints.list", f"{name}_target.pdb"),
-        (f"{name}_A_noh.pdb", f"{name}_B_noh.pdb", "restraints_TI.list", f"{name}_reference.pdb"),
-        (
-            f"{name}_r_u.pdb.gz",
-            f"{name}_l_u.pdb.gz",
-            f"{name}_ambig.tbl",
-            f"{name}_target.pdb.gz",
-        ),
-    ]
-    for files in layouts:
-        paths = [folder / f for f in files]
-        if all(p.is_file() for p in paths):
-            return dict(zip(("receptor", "ligand", "restraints", "reference"), paths, strict=True))
-    raise SystemExit(f"{folder}: no receptor/ligand/restraints/reference files found")
 
 
 def complexes(which: str, every: int, names: list[str] | None) -> list[Path]:

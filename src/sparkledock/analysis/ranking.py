@@ -256,7 +256,6 @@ def _key(method: str, features: dict[str, np.ndarray]) -> np.ndarray:
         return consensus
     if method == "paratope":  # the consensus and the CDR share's rank, equal weights
         return consensus - tied_ranks(features["paratope"])
-
     raise ValueError(f"unknown ranking method {method!r} (known: {', '.join(NEEDS)})")
 
 
