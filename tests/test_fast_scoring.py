@@ -112,6 +112,74 @@ def test_fast_scores_follow_exact_ones(prepared, fast):
     assert np.abs(quick - exact).mean() < MAX_MEAN_ERROR
 
 
+#: Documented fidelity of ``fast-flex``, on jittered golden poses whose receptor extents are
+#: drawn at three times 0.9.4's spread (docs/performance.md, "Receptor flexibility in the
+#: fast path"): the same bound as the rigid field's, a smaller error than it, and a change
+#: of score with the receptor's extents that follows the exact one.
+MIN_FLEX_GAIN = 0.05
+MIN_FLEX_CORRELATION = 0.4
+
+
+def flexed(n_copies: int = 4, scale: float = 3.0) -> np.ndarray:
+    """Jittered golden poses with receptor extents of ``scale`` times a unit normal."""
+    poses = jittered(n_copies)
+    rng = np.random.default_rng(5)
+    poses[:, 7:17] = rng.normal(0.0, scale, (len(poses), 10))
+    return poses
+
+
+def test_receptor_shift_tracks_exact_scores_of_the_deformed_receptor(prepared):
+    model = prepared.model
+    poses = flexed()
+    still = poses.copy()
+    still[:, 7:17] = 0.0  # no receptor motion
+    exact = prepared.score(poses, threads=1)  # the receptor deformed by its extents
+    exact_still = prepared.score(still, threads=1)
+    field = grid.prepare_field(model)
+    flex_field = dataclasses.replace(field, shift=grid.receptor_shift(model, poses))
+    rigid = grid_numba.FastDFIRE(field).score(poses, threads=1)
+    flex = grid_numba.FastDFIRE(flex_field).score(poses, threads=1)
+    err_flex, err_rigid = np.abs(flex - exact).mean(), np.abs(rigid - exact).mean()
+    assert err_flex < MAX_MEAN_ERROR
+    assert err_flex < (1 - MIN_FLEX_GAIN) * err_rigid
+    assert spearmanr(flex, exact)[0] > MIN_SPEARMAN
+    assert np.corrcoef(flex - rigid, exact - exact_still)[0, 1] > MIN_FLEX_CORRELATION
+    # without receptor motion the shift changes nothing
+    assert np.array_equal(
+        grid_numba.FastDFIRE(flex_field).score(still, threads=1),
+        grid_numba.FastDFIRE(field).score(still, threads=1),
+    )
+
+
+def test_receptor_shift_is_exact_for_a_mode_that_translates(prepared):
+    """A mode that moves every receptor atom alike is a translation: the shift is exactly
+    its displacement, and the exact score of the moved receptor is the exact score of the
+    ligand moved back."""
+    model = prepared.model
+    step = np.array([0.6, -0.8, 0.0])
+    modes = np.zeros_like(model.rec_modes)
+    modes[0] = step
+    modes[1] = -0.5 * step
+    uniform = dataclasses.replace(model, rec_modes=modes)
+    poses = jittered(1)
+    poses[:, 7:17] = np.random.default_rng(2).normal(0.0, 1.0, (len(poses), 10))
+    shift = grid.receptor_shift(uniform, poses)
+    moved = poses[:, 7] - 0.5 * poses[:, 8]
+    expect = moved[:, None] * step
+    got = shift.displacement(poses[:, :3], poses[:, 7:17])
+    np.testing.assert_allclose(got, expect, rtol=0, atol=1e-12)
+    back = poses.copy()
+    back[:, :3] -= expect
+    back[:, 7:17] = 0.0
+    exact_moved = numba_kernel.score_poses(uniform, poses, threads=1)
+    exact_back = numba_kernel.score_poses(uniform, back, threads=1)
+    np.testing.assert_allclose(exact_moved.energy, exact_back.energy, rtol=0, atol=1e-9)
+    field = grid.prepare_field(uniform)
+    flex = grid_numba.score_poses(dataclasses.replace(field, shift=shift), poses, threads=1)
+    rigid_back = grid_numba.score_poses(field, back, threads=1)
+    np.testing.assert_allclose(flex.energy, rigid_back.energy, rtol=0, atol=1e-9)
+
+
 def regrouped(model, n_groups: int, n_beads: int):
     """``model`` with its receptor restraints replaced by ``n_groups`` groups (atoms near the
     interface, round robin) and ``n_beads`` membrane beads (single atoms): more groups than a
@@ -175,6 +243,21 @@ def test_a_fast_run_writes_exact_final_scores_and_ignores_threads(tmp_path, prep
     assert "fast" in (roots[0] / "swarm_0" / "sparkledock_done.json").read_text()
 
 
+def test_a_fast_flex_run_is_its_own_run_with_exact_final_scores(tmp_path):
+    roots = {}
+    for mode in ("fast", "fast-flex"):
+        roots[mode] = writable_setup(tmp_path / mode)
+        run_simulation(roots[mode], 20, swarms=[0], scoring_mode=mode, threads=2, quiet=True)
+    flex_root = roots["fast-flex"]
+    final = read_gso_output(flex_root / "swarm_0" / "gso_20.out")
+    rescored = prepare_scoring(flex_root).score(final.poses, threads=1)
+    np.testing.assert_allclose(final.scores, rescored, rtol=0, atol=1e-8)
+    # the receptor's extents steer the search: its glowworms are not the rigid field's
+    last = [read_gso_output(roots[m] / "swarm_0" / "gso_20.out").poses for m in roots]
+    assert not np.array_equal(last[0], last[1])
+    assert "fast-flex" in (flex_root / "swarm_0" / "sparkledock_done.json").read_text()
+
+
 def test_a_field_over_budget_falls_back_to_exact_with_a_warning(tmp_path):
     fast_root = writable_setup(tmp_path / "fast")
     with warnings.catch_warnings(record=True) as caught:
@@ -197,15 +280,21 @@ def test_fast_mode_is_refused_with_exact_trajectories(tmp_path):
     assert not list(root.glob("swarm_*/gso_*.out"))  # refused before any work
 
 
-@pytest.mark.parametrize("groups", [None, (20, 6), (70, 4)], ids=["bench", "membrane", "many"])
+@pytest.mark.parametrize(
+    "groups", [None, (20, 6), (70, 4), "flex"], ids=["bench", "membrane", "many", "flex"]
+)
 def test_the_torch_fast_path_agrees_with_numba(prepared, groups):
     torch = pytest.importorskip("torch")
-    model = prepared.model if groups is None else regrouped(prepared.model, *groups)
+    poses = jittered(8, 3.0)
+    if groups == "flex":
+        poses[:, 7:17] = np.random.default_rng(4).normal(0.0, 2.0, (len(poses), 10))
+    model = prepared.model if groups in (None, "flex") else regrouped(prepared.model, *groups)
     field = grid.prepare_field(model)
+    if groups == "flex":
+        field = dataclasses.replace(field, shift=grid.receptor_shift(model, poses))
     scorer = grid_numba.FastDFIRE(field).device_scorer(
         resolve_engine("torch", "cpu", "fp64"), 2**26
     )
-    poses = jittered(8, 3.0)
     on_torch = scorer.terms(torch.as_tensor(poses))
     on_numba = grid_numba.score_poses(field, poses, threads=1)
     for term in ("p_receptor", "p_ligand", "p_membrane"):  # counts: equal

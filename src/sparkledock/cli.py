@@ -84,9 +84,10 @@ def add_scoring_mode_option(p: argparse.ArgumentParser, docking: bool = False) -
     p.add_argument(
         "--scoring-mode",
         default=None if docking else "exact",
-        choices=("exact", "fast"),
+        choices=("exact", "fast", "fast-flex"),
         help="exact: every score exact; fast: the search scores with DFIRE's field on a grid "
-        f"(numba or torch), the final glowworms are re-scored exactly ({default})",
+        "(numba or torch), the final glowworms are re-scored exactly; fast-flex: fast, with the "
+        f"receptor's normal modes as a local shift of the ligand ({default})",
     )
 
 

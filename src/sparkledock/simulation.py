@@ -139,7 +139,10 @@ class RunSpec:
         return json.dumps(settings, sort_keys=True)
 
 
-SCORING_MODES = ("exact", "fast")
+SCORING_MODES = ("exact", "fast", "fast-flex")
+#: The modes whose search scores with the fast path (``fast-flex``: with the receptor's
+#: normal modes as a local shift, :class:`~sparkledock.scoring.dfire.grid.ReceptorShift`).
+FAST_MODES = ("fast", "fast-flex")
 
 
 @dataclass(frozen=True)
@@ -187,10 +190,12 @@ def load_run_context(
     prepared = prepare_scoring(setup, restraints=setup_restraints(setup), scoring=scoring)
     centre = ellipsoid_centre(reference_coordinates(prepared))
     if scoring_mode not in SCORING_MODES:
-        raise EngineError(f"unknown scoring mode {scoring_mode!r} (exact or fast)")
+        known = ", ".join(SCORING_MODES)
+        raise EngineError(f"unknown scoring mode {scoring_mode!r} (known: {known})")
     fast, parsed = None, {}
-    if scoring_mode == "fast":
-        fast = _fast_scorer(root, setup, prepared, field_budget, quiet, parsed)
+    if scoring_mode in FAST_MODES:
+        flex = scoring_mode == "fast-flex"
+        fast = _fast_scorer(root, setup, prepared, field_budget, quiet, parsed, flex)
     return RunContext(root, setup, prepared, centre, fast, parsed)
 
 
@@ -201,9 +206,10 @@ def _fast_scorer(
     budget: int | None,
     quiet: bool,
     parsed: dict[Path, np.ndarray],
+    receptor_flex: bool = False,
 ):
     """The scoring function's fast scorer over the reach of every swarm's starting poses
-    (the parsed files are kept in ``parsed``)."""
+    (the parsed files are kept in ``parsed``), with receptor flexibility when asked."""
     builder = getattr(prepared.function, "fast_scorer", None)
     if builder is None:
         raise EngineError(f"scoring {prepared.function.name!r} has no fast mode")
@@ -214,9 +220,9 @@ def _fast_scorer(
     starts = np.concatenate(list(parsed.values())) if files else None
     t0 = time.perf_counter()
     try:
-        scorer = builder(
-            prepared.model, starts, budget if budget is not None else DEFAULT_FIELD_BUDGET
-        )
+        budget = budget if budget is not None else DEFAULT_FIELD_BUDGET
+        flex = {"receptor_flex": True} if receptor_flex else {}
+        scorer = builder(prepared.model, starts, budget, **flex)
     except FieldTooLargeError as exc:
         warnings.warn(
             f"{folder.setup_json}: {exc}; scoring exactly instead", SparkledockWarning, stacklevel=3
@@ -573,7 +579,7 @@ def run_swarms(
             "local minimisation (-min) with a combination of scoring functions is not built "
             "(LightDock minimises each function's pose apart)"
         )
-    if spec.exact and spec.scoring_mode == "fast":
+    if spec.exact and spec.scoring_mode in FAST_MODES:
         raise EngineError("--exact reproduces LightDock's trajectories: it scores exactly")
     if spec.exact and spec.stop_tolerance:
         raise EngineError("--exact reproduces LightDock's trajectories: no swarm stops early")
@@ -586,7 +592,7 @@ def run_swarms(
     resumed = _load_checkpoint(checkpoint, spec)
     done = list(resumed.done) if resumed else []
     todo = [s for s in ids if s not in set(done)]
-    fast = context.fast if spec.scoring_mode == "fast" else None
+    fast = context.fast if spec.scoring_mode in FAST_MODES else None
     plan, scorer = _plan(engine, prepared, len(todo), n_glow, memory_limit, fast)
     size = plan.swarms_per_group if plan else max(1, len(todo))
     groups = [tuple(todo[i : i + size]) for i in range(0, len(todo), size)]

@@ -23,9 +23,11 @@ exact path (``(E·0.0157 − 4.7)·(−1)``). Decided by measurement (docs/perfo
   receptor's box grown by the 15 Å cutoff (farther, every pair adds nothing), cut to the
   swarms' reach (their starting translations, grown by the ligand's radius and its largest
   normal-mode displacement, plus a margin). A ligand atom outside the grid adds nothing.
-* **Receptor normal modes** do not enter the field: fast scores use the undeformed receptor
-  (the extents still move, as in LightDock's GSO), and the final glowworms are re-scored
-  exactly (:mod:`sparkledock.simulation`), so every reported score is exact.
+* **Receptor normal modes** do not enter the field: in scoring mode ``fast`` the field is the
+  undeformed receptor's (the extents still move, as in LightDock's GSO). Mode ``fast-flex``
+  lets them in as a local shift (:class:`ReceptorShift`): the receptor's displacement near
+  the ligand is carried by the ligand's translation. Either way the final glowworms are
+  re-scored exactly (:mod:`sparkledock.simulation`), so every reported score is exact.
 * **Restraint and membrane terms are exact** for the undeformed receptor: interface pairs
   (closer than the exact path's interface distance) are found with cell lists of the
   restraint atoms (:mod:`.grid_numba`).
@@ -222,6 +224,143 @@ def build_field(model: DFIREModel, spec: GridSpec, rank: int = RANK) -> np.ndarr
     return out
 
 
+#: Width (Å) of the soft-nearest average that carries receptor displacements to a point.
+SHIFT_SIGMA_A = 4.0
+#: Spacing (Å) of the receptor shift's grid (normal modes are smooth over many residues).
+SHIFT_SPACING_A = 3.0
+#: Margin (Å) of the shift's grid around the starting translations (beyond it: clamped).
+SHIFT_MARGIN_A = 12.0
+#: Atoms whose weight is below exp(-this) of the nearest's are left out of the average.
+SHIFT_CUT = 20.0
+
+
+@njit(parallel=True, cache=True)
+def _shift_build(rec_xyz, modes, origin, h, shape, sigma, out):
+    """``out[x, y, z, m, :]``: mode ``m``'s receptor displacement near each grid point, the
+    Gaussian-weighted (``sigma``) mean over the points ``rec_xyz`` (residues) relative to the
+    nearest one (a soft nearest neighbour: far points weigh nothing, however many)."""
+    nx, ny, nz = shape
+    n_modes, n_atoms = modes.shape[0], modes.shape[1]
+    inv = 1.0 / (2.0 * sigma * sigma)
+    for ix in prange(nx):
+        d2 = np.empty(n_atoms)
+        acc = np.empty((n_modes, 3))
+        for iy in range(ny):
+            for iz in range(nz):
+                px = origin[0] + ix * h
+                py = origin[1] + iy * h
+                pz = origin[2] + iz * h
+                nearest = np.inf
+                for i in range(n_atoms):
+                    dx = rec_xyz[i, 0] - px
+                    dy = rec_xyz[i, 1] - py
+                    dz = rec_xyz[i, 2] - pz
+                    d2[i] = dx * dx + dy * dy + dz * dz
+                    nearest = min(nearest, d2[i])
+                total = 0.0
+                acc[:] = 0.0
+                for i in range(n_atoms):
+                    a = (d2[i] - nearest) * inv
+                    if a > SHIFT_CUT:
+                        continue
+                    w = math.exp(-a)
+                    total += w
+                    for m in range(n_modes):
+                        for c in range(3):
+                            acc[m, c] += w * modes[m, i, c]
+                for m in range(n_modes):
+                    for c in range(3):
+                        out[ix, iy, iz, m, c] = acc[m, c] / total
+
+
+@dataclass(frozen=True)
+class ReceptorShift:
+    """Receptor flexibility for the fast path, as a local shift: each receptor normal mode's
+    displacement near a point, on a coarse grid over where ligand centres go.
+
+    A ligand whose neighbourhood of the receptor moves by ``D`` meets the deformed receptor
+    as the undeformed one at its own position less ``D``: exact when every receptor atom
+    within the cutoff moves alike, which low-frequency modes nearly do. ``D`` is taken at
+    the ligand's centre (its pose's translation): the Gaussian-weighted mean displacement of
+    the receptor residues nearest to it (:data:`SHIFT_SIGMA_A`; each residue at its atoms'
+    centroid), interpolated trilinearly and clamped to the grid. One lookup per pose;
+    docs/performance.md has what it recovers."""
+
+    spec: GridSpec
+    #: (nx, ny, nz, modes, 3): mode ``m``'s displacement near each grid point
+    modes: np.ndarray
+
+    def displacement(self, translations: np.ndarray, extents: np.ndarray) -> np.ndarray:
+        """(P, 3) receptor displacement near each of (P, 3) ``translations`` for (P, modes)
+        receptor ``extents``."""
+        spec = self.spec
+        g = (translations - spec.origin) / spec.spacing
+        top = np.array(spec.shape) - 1
+        g = np.clip(g, 0.0, np.maximum(top, 0))
+        i0 = np.minimum(np.floor(g).astype(np.int64), np.maximum(top - 1, 0))
+        f = g - i0
+        i1 = np.minimum(i0 + 1, top)
+        out = np.zeros((len(translations), self.modes.shape[3], 3))
+        for cx in (0, 1):
+            wx = f[:, 0] if cx else 1.0 - f[:, 0]
+            ix = i1[:, 0] if cx else i0[:, 0]
+            for cy in (0, 1):
+                wy = f[:, 1] if cy else 1.0 - f[:, 1]
+                iy = i1[:, 1] if cy else i0[:, 1]
+                for cz in (0, 1):
+                    wz = f[:, 2] if cz else 1.0 - f[:, 2]
+                    iz = i1[:, 2] if cz else i0[:, 2]
+                    out += (wx * wy * wz)[:, None, None] * self.modes[ix, iy, iz]
+        return np.einsum("pm,pmc->pc", extents, out)
+
+    def shifted(self, poses: np.ndarray, layout) -> np.ndarray:
+        """``poses`` with each translation less its receptor displacement (the receptor's
+        extents are left as they are: the field ignores them)."""
+        if not self.modes.shape[3] or not len(poses):
+            return poses
+        moved = np.array(poses, dtype=np.float64, copy=True)
+        moved[:, layout.translation] -= self.displacement(
+            moved[:, layout.translation], moved[:, layout.rec_extents]
+        )
+        return moved
+
+
+def receptor_shift(model: DFIREModel, starts: np.ndarray | None) -> ReceptorShift | None:
+    """The receptor's :class:`ReceptorShift` over the starting translations of ``starts``
+    (P, D) grown by :data:`SHIFT_MARGIN_A` (default: the receptor's box grown by the
+    cutoff); None for a receptor without normal modes."""
+    n_modes = model.layout.n_rec
+    if not n_modes or not len(model.rec_xyz):
+        return None
+    if starts is not None and len(starts):
+        t = starts[:, model.layout.translation]
+        box = np.stack([t.min(axis=0) - SHIFT_MARGIN_A, t.max(axis=0) + SHIFT_MARGIN_A])
+    else:
+        box = field_box(model, None)
+    spec = grid_spec(box, SHIFT_SPACING_A)
+    # every atom of a residue moves with it (the modes are its CA's): one point per residue,
+    # at its atoms' centroid, which makes the grid 5-10x quicker to build than per atom
+    rows = model.rec_modes[:n_modes].transpose(1, 0, 2).reshape(len(model.rec_xyz), -1)
+    rows, group = np.unique(rows, axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    counts = np.bincount(group, minlength=len(rows))[:, None]
+    centres = np.stack([np.bincount(group, model.rec_xyz[:, c], len(rows)) for c in range(3)], 1)
+    centres = centres / counts
+    modes = rows.reshape(len(rows), n_modes, 3).transpose(1, 0, 2)
+    out = np.empty((*spec.shape, n_modes, 3))
+    _shift_build(
+        np.ascontiguousarray(centres, dtype=np.float64),
+        np.ascontiguousarray(modes, dtype=np.float64),
+        spec.origin,
+        spec.spacing,
+        np.array(spec.shape, dtype=np.int64),
+        SHIFT_SIGMA_A,
+        out,
+    )
+    out.setflags(write=False)
+    return ReceptorShift(spec, out)
+
+
 @dataclass(frozen=True)
 class DFIREField:
     """The prepared fast DFIRE model: the exact model (the ligand's atoms and modes, the
@@ -237,6 +376,8 @@ class DFIREField:
     weights: np.ndarray
     #: (rank,) the channels' quantisation steps
     scale: np.ndarray
+    #: receptor flexibility as a local shift (scoring mode ``fast-flex``); None: rigid
+    shift: ReceptorShift | None = None
 
     @property
     def nbytes(self) -> int:

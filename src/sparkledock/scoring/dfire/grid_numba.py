@@ -449,6 +449,8 @@ def score_poses(
     fast: DFIREField, poses: np.ndarray, *, threads: int | None = None, arrays=None
 ) -> Terms:
     """Fast DFIRE energies and interface fractions of ``poses`` (validated (P, size))."""
+    if fast.shift is not None:
+        poses = fast.shift.shifted(poses, fast.model.layout)
     with numba_threads(threads):
         arrays = arrays if arrays is not None else grid_arrays(fast)
         return Terms(*_score_batch(poses, arrays).T.copy())
@@ -468,8 +470,9 @@ class FastDFIRE:
 
     @property
     def nbytes(self) -> int:
-        """Resident bytes: the field and the contact grid."""
-        return int(self.fast.nbytes + self.arrays.contact.nbytes)
+        """Resident bytes: the field, the contact grid and the receptor shift."""
+        shift = self.fast.shift.modes.nbytes if self.fast.shift is not None else 0
+        return int(self.fast.nbytes + self.arrays.contact.nbytes + shift)
 
     def describe(self) -> str:
         spec = self.fast.spec
@@ -482,6 +485,8 @@ class FastDFIRE:
         )
         if contact.size > 1:
             text += f" + contact grid {contact.nbytes / 2**20:.1f} MiB"
+        if self.fast.shift is not None:
+            text += f" + receptor shift {self.fast.shift.modes.nbytes / 2**20:.1f} MiB"
         text += f"; predicted {self.predicted_bytes / 2**20:.0f} MiB while building"
         if self.budget_bytes is not None:
             text += f" of a {self.budget_bytes / 2**20:.0f} MiB budget"
@@ -491,7 +496,7 @@ class FastDFIRE:
         """This model on a torch device (:mod:`.grid_torch`), for GSO on torch."""
         from .grid_torch import DeviceFastDFIRE
 
-        return DeviceFastDFIRE(self.arrays, engine, workspace_bytes)
+        return DeviceFastDFIRE(self.arrays, engine, workspace_bytes, self.fast.shift)
 
     def score(self, poses: np.ndarray, *, threads: int | None = None) -> np.ndarray:
         """Fast scores (P,) of validated poses, with LightDock's restraint combination."""

@@ -28,6 +28,7 @@ import torch
 from ...backend import Engine
 from ...pose import EXTENTS_START
 from ..terms import Terms
+from .grid import ReceptorShift
 from .grid_numba import CONTACT_ALL, CONTACT_CHECK, MASK_BITS, GridArrays
 from .model import dfire_score
 from .torch_kernel import tree_sum
@@ -73,13 +74,26 @@ class DeviceFastDFIRE:
     """A fast DFIRE model on a torch device; :meth:`score` follows the ``DeviceScorer``
     protocol (tensor poses in, tensor scores out) so GSO on torch can search with it."""
 
-    def __init__(self, a: GridArrays, engine: Engine, workspace_bytes: int) -> None:
+    def __init__(
+        self,
+        a: GridArrays,
+        engine: Engine,
+        workspace_bytes: int,
+        shift: ReceptorShift | None = None,
+    ) -> None:
         self.engine = engine
         dev = torch.device(engine.device)
         self.device = dev
 
         def put(x, dtype):
             return torch.as_tensor(np.ascontiguousarray(x), device=dev).to(dtype)
+
+        self.shift = None
+        if shift is not None and shift.modes.shape[3]:
+            self.shift = put(np.array(shift.modes), torch.float64)
+            self.shift_origin = put(shift.spec.origin, torch.float64)
+            self.shift_spacing = float(shift.spec.spacing)
+            self.shift_top = put(np.array(shift.spec.shape) - 1, torch.float64)
 
         nx, ny, nz, rank = a.field.shape
         self.shape = (nx, ny, nz)
@@ -136,6 +150,8 @@ class DeviceFastDFIRE:
         total = self.field.nbytes + self.weights.nbytes + self.x0.nbytes + self.modes.nbytes
         if self.restrained:
             total += self.contact.nbytes + self.row_of.nbytes + self.rows.nbytes
+        if self.shift is not None:
+            total += self.shift.nbytes
         return int(total)
 
     def score(self, poses: torch.Tensor) -> torch.Tensor:
@@ -144,8 +160,38 @@ class DeviceFastDFIRE:
             return torch.zeros(0, dtype=torch.float64, device=self.device)
         return dfire_score(self.terms(poses))  # (elementwise over poses)
 
+    def shifted(self, poses: torch.Tensor) -> torch.Tensor:
+        """Poses with each translation less the receptor's displacement near it
+        (:class:`~.grid.ReceptorShift`, the same lookup on the device)."""
+        if self.shift is None or not len(poses):
+            return poses
+        top = self.shift_top
+        g = (poses[:, :3] - self.shift_origin) / self.shift_spacing
+        g = torch.minimum(torch.clamp(g, min=0.0), torch.clamp(top, min=0.0))
+        i0 = torch.minimum(torch.floor(g), torch.clamp(top - 1, min=0.0))
+        f = g - i0
+        i0 = i0.to(torch.int64)
+        i1 = torch.minimum(i0 + 1, top.to(torch.int64))
+        near = torch.zeros((len(poses), *self.shift.shape[3:]), dtype=torch.float64)
+        near = near.to(self.device)
+        for cx in (0, 1):
+            wx = f[:, 0] if cx else 1.0 - f[:, 0]
+            ix = i1[:, 0] if cx else i0[:, 0]
+            for cy in (0, 1):
+                wy = f[:, 1] if cy else 1.0 - f[:, 1]
+                iy = i1[:, 1] if cy else i0[:, 1]
+                for cz in (0, 1):
+                    wz = f[:, 2] if cz else 1.0 - f[:, 2]
+                    iz = i1[:, 2] if cz else i0[:, 2]
+                    near = near + (wx * wy * wz)[:, None, None] * self.shift[ix, iy, iz]
+        extents = poses[:, EXTENTS_START : EXTENTS_START + self.n_rec_modes]
+        moved = poses.clone()
+        moved[:, :3] = poses[:, :3] - (extents[:, :, None] * near).sum(dim=1)
+        return moved
+
     def terms(self, poses: torch.Tensor) -> Terms:
         """Energies and fractions (each (P,)) of (P, D) poses, a chunk at a time."""
+        poses = self.shifted(poses)
         parts = [self._terms(poses[i : i + self.chunk]) for i in range(0, len(poses), self.chunk)]
         return Terms(
             *(torch.cat([getattr(p, f) for p in parts]) for f in Terms.__dataclass_fields__)

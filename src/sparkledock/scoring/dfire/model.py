@@ -364,17 +364,24 @@ class DFIRE:
         return torch_kernel.device_model(model, engine, workspace_bytes)
 
     def fast_scorer(
-        self, model: DFIREModel, starts: np.ndarray | None, budget_bytes: int | None
+        self,
+        model: DFIREModel,
+        starts: np.ndarray | None,
+        budget_bytes: int | None,
+        receptor_flex: bool = False,
     ) -> Any:
         """The fast path's scorer (:mod:`.grid`): the receptor's field over where ligands
-        starting from ``starts`` (P, D) can go; raises ``FieldTooLargeError`` before building a
-        field over ``budget_bytes``."""
+        starting from ``starts`` (P, D) can go, with the receptor's normal modes as a local
+        shift when ``receptor_flex``; raises ``FieldTooLargeError`` before building a field
+        over ``budget_bytes``."""
         grid = import_module(f"{__package__}.grid")
         grid_numba = import_module(f"{__package__}.grid_numba")
         reach = grid.swarm_reach(model, starts) if starts is not None else None
         contact = grid_numba.contact_bytes(model)
         field_budget = None if budget_bytes is None else budget_bytes - contact
         field = grid.prepare_field(model, reach, budget_bytes=field_budget, also_bytes=contact)
+        if receptor_flex:
+            field = replace(field, shift=grid.receptor_shift(model, starts))
         return grid_numba.FastDFIRE(field, budget_bytes)
 
     def typed_atoms(
