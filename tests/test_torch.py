@@ -237,3 +237,26 @@ def test_early_stopping_on_the_device_stops_the_swarms_numba_stops(setup_copy, t
         a = read_gso_output(setup_copy / f"swarm_{s}" / "gso_50.out")
         b = read_gso_output(other / f"swarm_{s}" / "gso_50.out")
         np.testing.assert_allclose(b.poses, a.poses, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("driver", [False, True], ids=["no-driver", "driver"])
+def test_auto_imports_torch_only_where_a_cuda_driver_is(driver):
+    """``auto`` asks PyTorch for GPUs only where an NVIDIA driver's files are (importing it
+    costs seconds of every command)."""
+    import subprocess
+    import sys
+
+    paths = ("/",) if driver else ("/nonexistent/nvidia",)
+    code = (
+        "import sys, sparkledock.backend as b\n"
+        f"b.NVIDIA_DRIVER_PATHS = {paths!r}\n"
+        "engine = b.resolve_engine('auto')\n"
+        "print(engine.backend, 'torch' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    backend, imported = out.stdout.split()
+    if not driver and sys.platform.startswith("linux"):
+        assert (backend, imported) == ("numba", "False")
+    if driver:
+        assert imported == "True"
+        assert backend == ("torch" if torch.cuda.is_available() else "numba")

@@ -325,13 +325,16 @@ class ReceptorShift:
         return moved
 
 
-def receptor_shift(model: DFIREModel, starts: np.ndarray | None) -> ReceptorShift | None:
+def receptor_shift(
+    model: DFIREModel, starts: np.ndarray | None, sigma: float | None = None
+) -> ReceptorShift | None:
     """The receptor's :class:`ReceptorShift` over the starting translations of ``starts``
     (P, D) grown by :data:`SHIFT_MARGIN_A` (default: the receptor's box grown by the
     cutoff); None for a receptor without normal modes."""
     n_modes = model.layout.n_rec
     if not n_modes or not len(model.rec_xyz):
         return None
+    sigma = SHIFT_SIGMA_A if sigma is None else float(sigma)
     if starts is not None and len(starts):
         t = starts[:, model.layout.translation]
         box = np.stack([t.min(axis=0) - SHIFT_MARGIN_A, t.max(axis=0) + SHIFT_MARGIN_A])
@@ -354,7 +357,7 @@ def receptor_shift(model: DFIREModel, starts: np.ndarray | None) -> ReceptorShif
         spec.origin,
         spec.spacing,
         np.array(spec.shape, dtype=np.int64),
-        SHIFT_SIGMA_A,
+        sigma,
         out,
     )
     out.setflags(write=False)
