@@ -7,7 +7,10 @@ random stream), so a run with the rule equals, swarm by swarm, the same run with
 each swarm's stopping snapshot. This script cuts the kept dockings of ``restrained_pools.py
 --keep`` so (re-scoring the cut snapshots exactly), writes each rule's pool as
 ``pool_stop_<tolerance>.npz`` beside the others, and prints the share of swarm-steps saved;
-``restrained_choice.py --step stop_<tolerance>`` then scores the pools.
+``restrained_choice.py --step stop_<tolerance>`` then scores the pools. With ``--best-only``
+the rule looks at the best score alone (``pool_stopbest_<tolerance>.npz``): it stops a swarm
+no later than the rule on both scores at the same tolerance, so it too is cut exactly from
+dockings that ran with the two-score rule at that tolerance or a smaller one.
 
 Usage:
     python benchmarks/early_stop_choice.py pools/train_s6 [--tolerances 0.002 0.005 0.01]
@@ -53,7 +56,9 @@ def main(argv: list[str] | None = None) -> None:
         default=[],
         help="also every swarm cut at these steps (pool_at_<step>.npz): a shorter run",
     )
+    p.add_argument("--best-only", action="store_true", help="stop on the best score alone")
     args = p.parse_args(argv)
+    kind = "stopbest" if args.best_only else "stop"
     print("| complex | swarms | " + " | ".join(f"saved at {t:g}" for t in args.tolerances) + " |")
     print("|---|---|" + "---|" * len(args.tolerances))
     for folder in sorted(f for f in args.pools.iterdir() if (f / "dock" / "setup").is_dir()):
@@ -62,6 +67,8 @@ def main(argv: list[str] | None = None) -> None:
         source = next(SHARED / s / folder.name for s in sets if (SHARED / s / folder.name).is_dir())
         files = complex_inputs(source)
         best, mean = trajectories(setup, args.steps)
+        if args.best_only:  # (a mean that never rises: only the best decides)
+            mean = np.zeros_like(mean)
         cells = []
         for step in args.fixed:
             out = folder / f"pool_at_{step}.npz"
@@ -72,7 +79,7 @@ def main(argv: list[str] | None = None) -> None:
         for tol in args.tolerances:
             stops = stop_steps(best, mean, tol, args.min_steps, args.steps)
             cells.append(f"{1 - stops.mean() / args.steps:.0%}")
-            out = folder / f"pool_stop_{tol:g}.npz"
+            out = folder / f"pool_{kind}_{tol:g}.npz"
             if not out.is_file():
                 arrays, _ = pool_arrays(setup, files, stops, rescore_exactly=True, final=args.steps)
                 np.savez_compressed(out, **arrays)

@@ -224,14 +224,15 @@ def build_field(model: DFIREModel, spec: GridSpec, rank: int = RANK) -> np.ndarr
     return out
 
 
-#: Width (Å) of the soft-nearest average that carries receptor displacements to a point.
-SHIFT_SIGMA_A = 4.0
+#: Width (Å) of the soft-nearest average that carries receptor displacements to a point:
+#: chosen on the training dockings (docs/performance.md; 8 Å against 2, 4 and 12).
+SHIFT_SIGMA_A = 8.0
 #: Spacing (Å) of the receptor shift's grid (normal modes are smooth over many residues).
 SHIFT_SPACING_A = 3.0
 #: Margin (Å) of the shift's grid around the starting translations (beyond it: clamped).
 SHIFT_MARGIN_A = 12.0
 #: Atoms whose weight is below exp(-this) of the nearest's are left out of the average.
-SHIFT_CUT = 20.0
+SHIFT_CUT = 12.0
 
 
 @njit(parallel=True, cache=True)
