@@ -8,7 +8,9 @@ docking under ``/usr/bin/time -v`` (wall time and peak memory), for each protoco
   restrained ranking);
 * ``lightdock``: LightDock 0.9.4's protocol in sparkledock (``--protocol lightdock``: 20
   swarms per restraint residue, exact search, ranking by score);
-* ``lightdock-fast``: the same with ``--scoring-mode fast`` (the previous fast mode).
+* ``lightdock-fast``: the same with ``--scoring-mode fast`` (the previous fast mode);
+* ``sparkledock-flex``: the default with ``--scoring-mode fast-flex`` (receptor normal modes
+  in the fast search as a local shift): a diagnosis cell.
 
 Prints per complex the best CAPRI class in the top 1 / 5 / 10, the top model's DockQ, the
 swarms, wall seconds and peak RSS, and LightDock's published true-interface result
@@ -49,6 +51,7 @@ PROTOCOLS = {
     "sparkledock": [],
     "lightdock": ["--protocol", "lightdock"],
     "lightdock-fast": ["--protocol", "lightdock", "--scoring-mode", "fast"],
+    "sparkledock-flex": ["--scoring-mode", "fast-flex"],
 }
 
 
