@@ -274,6 +274,23 @@ def _shift_build(rec_xyz, modes, origin, h, shape, sigma, out):
                         out[ix, iy, iz, m, c] = acc[m, c] / total
 
 
+def corner_sum(table, i0, i1, f, out):
+    """``out`` plus the trilinear interpolation of ``table`` (nx, ny, nz, ...) between the
+    corners ``i0`` and ``i1`` (P, 3) at fractions ``f`` (P, 3). Indexing and arithmetic only,
+    so numpy arrays and torch tensors take the same code (and the same summation order)."""
+    for cx in (0, 1):
+        wx = f[:, 0] if cx else 1.0 - f[:, 0]
+        ix = i1[:, 0] if cx else i0[:, 0]
+        for cy in (0, 1):
+            wy = f[:, 1] if cy else 1.0 - f[:, 1]
+            iy = i1[:, 1] if cy else i0[:, 1]
+            for cz in (0, 1):
+                wz = f[:, 2] if cz else 1.0 - f[:, 2]
+                iz = i1[:, 2] if cz else i0[:, 2]
+                out = out + (wx * wy * wz)[:, None, None] * table[ix, iy, iz]
+    return out
+
+
 @dataclass(frozen=True)
 class ReceptorShift:
     """Receptor flexibility for the fast path, as a local shift: each receptor normal mode's
@@ -301,18 +318,8 @@ class ReceptorShift:
         i0 = np.minimum(np.floor(g).astype(np.int64), np.maximum(top - 1, 0))
         f = g - i0
         i1 = np.minimum(i0 + 1, top)
-        out = np.zeros((len(translations), self.modes.shape[3], 3))
-        for cx in (0, 1):
-            wx = f[:, 0] if cx else 1.0 - f[:, 0]
-            ix = i1[:, 0] if cx else i0[:, 0]
-            for cy in (0, 1):
-                wy = f[:, 1] if cy else 1.0 - f[:, 1]
-                iy = i1[:, 1] if cy else i0[:, 1]
-                for cz in (0, 1):
-                    wz = f[:, 2] if cz else 1.0 - f[:, 2]
-                    iz = i1[:, 2] if cz else i0[:, 2]
-                    out += (wx * wy * wz)[:, None, None] * self.modes[ix, iy, iz]
-        return np.einsum("pm,pmc->pc", extents, out)
+        near = corner_sum(self.modes, i0, i1, f, np.zeros((len(g), *self.modes.shape[3:])))
+        return np.einsum("pm,pmc->pc", extents, near)
 
     def shifted(self, poses: np.ndarray, layout) -> np.ndarray:
         """``poses`` with each translation less its receptor displacement (the receptor's

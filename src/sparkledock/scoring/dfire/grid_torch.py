@@ -28,7 +28,7 @@ import torch
 from ...backend import Engine
 from ...pose import EXTENTS_START
 from ..terms import Terms
-from .grid import ReceptorShift
+from .grid import ReceptorShift, corner_sum
 from .grid_numba import CONTACT_ALL, CONTACT_CHECK, MASK_BITS, GridArrays
 from .model import dfire_score
 from .torch_kernel import tree_sum
@@ -172,18 +172,8 @@ class DeviceFastDFIRE:
         f = g - i0
         i0 = i0.to(torch.int64)
         i1 = torch.minimum(i0 + 1, top.to(torch.int64))
-        near = torch.zeros((len(poses), *self.shift.shape[3:]), dtype=torch.float64)
-        near = near.to(self.device)
-        for cx in (0, 1):
-            wx = f[:, 0] if cx else 1.0 - f[:, 0]
-            ix = i1[:, 0] if cx else i0[:, 0]
-            for cy in (0, 1):
-                wy = f[:, 1] if cy else 1.0 - f[:, 1]
-                iy = i1[:, 1] if cy else i0[:, 1]
-                for cz in (0, 1):
-                    wz = f[:, 2] if cz else 1.0 - f[:, 2]
-                    iz = i1[:, 2] if cz else i0[:, 2]
-                    near = near + (wx * wy * wz)[:, None, None] * self.shift[ix, iy, iz]
+        empty = torch.zeros((len(poses), *self.shift.shape[3:]), dtype=torch.float64)
+        near = corner_sum(self.shift, i0, i1, f, empty.to(self.device))
         extents = poses[:, EXTENTS_START : EXTENTS_START + self.n_rec_modes]
         moved = poses.clone()
         moved[:, :3] = poses[:, :3] - (extents[:, :, None] * near).sum(dim=1)
