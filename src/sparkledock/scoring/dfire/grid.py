@@ -231,7 +231,7 @@ SHIFT_SIGMA_A = 8.0
 SHIFT_SPACING_A = 3.0
 #: Margin (Å) of the shift's grid around the starting translations (beyond it: clamped).
 SHIFT_MARGIN_A = 12.0
-#: Atoms whose weight is below exp(-this) of the nearest's are left out of the average.
+#: Residues whose weight is below exp(-this) of the nearest one's are left out of the mean.
 SHIFT_CUT = 12.0
 
 
