@@ -172,6 +172,22 @@ def test_an_unknown_ranking_method_is_a_one_line_error(tmp_path, capsys):
     assert "\n" not in err and "--rank-method 'nosuch': no such ranking" in err
 
 
+def test_an_unknown_scoring_mode_is_refused_before_any_work(tmp_path):
+    from sparkledock.docking import DockOptions, dock
+    from sparkledock.errors import SparkledockError
+
+    src = BENCH / "2X9A"
+    out = tmp_path / "out"
+    with pytest.raises(SparkledockError, match="--scoring-mode 'fastest': no such scoring mode"):
+        dock(
+            src / "2X9A_r_u.pdb",
+            src / "2X9A_l_u.pdb",
+            out,
+            options=DockOptions(scoring_mode="fastest"),
+        )
+    assert not out.exists() or not any(out.iterdir())  # nothing written
+
+
 def test_soft_rankings_order_is_documented():
     """``soft`` orders by dfire_soft; ``soft_tobi`` by the sum of the two ranks, ties by the
     DFIRE score, then by position."""

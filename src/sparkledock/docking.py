@@ -34,7 +34,7 @@ from .runlog import LOGGER, RunRecord, file_record, untimed
 from .seeds import DEFAULT_SEED
 from .setup.paratope import require_paratope
 from .setup.prepare import SetupOptions, prepare_setup
-from .simulation import SAVE_EVERY, setup_restraints
+from .simulation import SAVE_EVERY, SCORING_MODES, setup_restraints
 from .structure import read_structure
 from .system import DockingSetup
 
@@ -70,8 +70,9 @@ class DockOptions:
     map_modified: bool = True
     #: the scoring function of the search (a name in :data:`sparkledock.scoring.SCORING_FUNCTIONS`)
     scoring: str = "dfire"
-    #: ``exact`` or ``fast`` (the search on the fast path, final glowworms re-scored exactly);
-    #: None: :func:`default_scoring_mode`, by the protocol
+    #: ``exact``, ``fast`` (the search on the fast path, final glowworms re-scored exactly)
+    #: or ``fast-flex`` (fast, receptor modes as a local shift); None:
+    #: :func:`default_scoring_mode`, by the protocol
     scoring_mode: str | None = None
     #: how the representatives are ranked (:data:`sparkledock.analysis.ranking.NEEDS`;
     #: ``dfire``: by score, LightDock's; None: :func:`~sparkledock.analysis.ranking.
@@ -144,6 +145,11 @@ def check_options(options: DockOptions) -> None:
         if value is not None and not (0 <= value < float("inf")):
             flag = "--" + name.replace("_", "-")
             raise SparkledockError(f"{flag} must be 0 or a positive number, got {value}")
+    if options.scoring_mode is not None and options.scoring_mode not in SCORING_MODES:
+        known = ", ".join(SCORING_MODES)
+        raise SparkledockError(
+            f"--scoring-mode {options.scoring_mode!r}: no such scoring mode (known: {known})"
+        )
     if options.rank_method is not None and options.rank_method not in NEEDS:
         raise SparkledockError(
             f"--rank-method {options.rank_method!r}: no such ranking (known: {', '.join(NEEDS)})"

@@ -119,7 +119,8 @@ def run_simulation(
         scoring_mode: ``exact``, or ``fast``: the search scores with the scoring function's
             fast path (DFIRE: a field on a grid) and the final glowworms are re-scored
             exactly, so the last gso files, rankings and models carry exact scores (earlier
-            snapshots and the history carry fast scores).
+            snapshots and the history carry fast scores); ``fast-flex``: the same with the
+            receptor's normal modes as a local shift of the ligand.
         engine: where to run (default: numba on the CPU); with torch, the whole step runs on
             the device and swarms go in groups that fit its memory (see :mod:`.memory`).
         memory_limit: bytes the torch engine may use (default: 80 % of the free memory).
