@@ -297,3 +297,41 @@ def test_when_every_swarm_has_stopped_the_run_writes_the_remaining_files_at_once
     exact = prepare_scoring(setup, restraints=setup_restraints(setup))
     last = read_gso_output(root / "swarm_0" / "gso_60.out")
     np.testing.assert_allclose(last.scores, exact.score(last.poses), rtol=1e-6, atol=1e-6)
+
+
+def test_satisfaction_equals_every_pair_checked(setups):
+    """The filter's restraint satisfaction (trees over the ligand and the receptor atoms in
+    contact) equals checking every receptor–ligand pair: active and passive residues, a
+    duplicate listed twice, a residue that does not exist, protein-only atoms."""
+    from conftest import BENCH, golden
+    from sparkledock.analysis.filter import molecule_mask, satisfaction
+    from sparkledock.analysis.models import complex_coordinates
+    from sparkledock.io.restraints import read_restraints
+    from sparkledock.restraints import Restraints, SideRestraints
+
+    setup = setups("2X9A")
+    poses, _ = golden("2X9A", restraints=True)
+    listed = read_restraints(BENCH / "2X9A" / "restraints.list")
+    rec = list(listed.receptor.active)
+    lig = list(listed.ligand.active)
+    restraints = Restraints(
+        SideRestraints(active=rec[:6] + rec[:1], passive=[*rec[6:], "A.GLY.9999"]),
+        SideRestraints(active=lig[::2], passive=lig[1::2]),
+    )
+    n_rec = len(setup.receptor.atoms)
+    rec_ids = setup.receptor.atoms.residue_ids()
+    lig_ids = setup.ligand.atoms.residue_ids()
+    xyz = complex_coordinates(setup, poses)
+    for passive in (False, True):
+        rec_want = restraints.receptor.active + (restraints.receptor.passive if passive else [])
+        lig_want = restraints.ligand.active + (restraints.ligand.passive if passive else [])
+        use = molecule_mask(setup.receptor.atoms, "protein")
+        expected = []
+        for pose in xyz:
+            d = np.linalg.norm(pose[:n_rec][:, None] - pose[n_rec:][None], axis=2) <= 5.0
+            hit = set(rec_ids[use & d.any(axis=1)]) & set(rec_want)
+            hit |= set(lig_ids[(d & use[:, None]).any(axis=0)]) & set(lig_want)
+            expected.append(len(hit) / (len(rec_want) + len(lig_want)))
+        got = satisfaction(setup, poses, restraints, 5.0, passive, ("protein", "all"))
+        assert got.max() > 0.0 and got.min() < got.max()
+        assert np.array_equal(got, np.array(expected))

@@ -35,6 +35,15 @@ def molecule_mask(atoms: Atoms, molecule: str) -> np.ndarray:
     return np.isin(atoms.res_name.astype(str), list(names))
 
 
+def _restraint_slots(ids: np.ndarray, want: list[str], use: np.ndarray) -> np.ndarray:
+    """Per atom, the index of its residue in ``want`` (-1: not a restraint residue, or an
+    atom that does not count)."""
+    slot = {residue: k for k, residue in enumerate(dict.fromkeys(want))}
+    out = np.array([slot.get(r, -1) for r in ids], dtype=np.int64)
+    out[~use] = -1
+    return out
+
+
 def satisfaction(
     setup: DockingSetup,
     poses: np.ndarray,
@@ -44,33 +53,45 @@ def satisfaction(
     molecules: tuple[str, str] = ("all", "all"),
 ) -> np.ndarray:
     """Fraction of restraint residues in contact, per pose (P,); ``molecules``: which atoms
-    of the receptor and of the ligand count (:data:`MOLECULES`)."""
+    of the receptor and of the ligand count (:data:`MOLECULES`).
+
+    Per pose one tree over the ligand answers which receptor atoms (of those within its
+    bounding sphere grown by the cutoff) are in contact; a ligand
+    atom is in contact exactly when one of those receptor atoms is near it (the relation is
+    symmetric), so a tree over them alone answers the ligand side."""
     n_rec = len(setup.receptor.atoms)
     rec_use = molecule_mask(setup.receptor.atoms, molecules[0])
     lig_use = molecule_mask(setup.ligand.atoms, molecules[1])
-    rec_ids = setup.receptor.atoms.residue_ids()
-    lig_ids = setup.ligand.atoms.residue_ids()
     rec_want = list(restraints.receptor.active) + (
         list(restraints.receptor.passive) if include_passive else []
     )
     lig_want = list(restraints.ligand.active) + (
         list(restraints.ligand.passive) if include_passive else []
     )
-    total = len(rec_want) + len(lig_want)
+    total = len(rec_want) + len(lig_want)  # (LightDock's count: a listed duplicate counts)
     out = np.zeros(len(poses))
-    if total == 0:
-        return out
+    if total == 0 or not rec_use.any() or not lig_use.any():
+        return out  # no restraint, or nothing of a kind: no contacts
+    rec_slot = _restraint_slots(setup.receptor.atoms.residue_ids(), rec_want, rec_use)[rec_use]
+    lig_slot = _restraint_slots(setup.ligand.atoms.residue_ids(), lig_want, lig_use)
+    lig_asked = lig_slot >= 0
+    lig_slot = lig_slot[lig_asked]
     # a few poses at a time: a large receptor's conformers are big
     for start in range(0, len(poses), CHUNK):
         chunk = complex_coordinates(setup, poses[start : start + CHUNK])
         for p, xyz in enumerate(chunk, start):
-            rec, lig = xyz[:n_rec][rec_use], xyz[n_rec:][lig_use]
-            if len(rec) == 0 or len(lig) == 0:
-                continue  # nothing of that kind: no contacts
-            rec_near = cKDTree(lig).query(rec, distance_upper_bound=cutoff)[0] <= cutoff
-            lig_near = cKDTree(rec).query(lig, distance_upper_bound=cutoff)[0] <= cutoff
-            hit = len(set(rec_ids[rec_use][rec_near]) & set(rec_want)) + len(
-                set(lig_ids[lig_use][lig_near]) & set(lig_want)
-            )
+            rec, lig = xyz[:n_rec][rec_use], xyz[n_rec:]
+            partner = lig[lig_use]
+            # only receptor atoms within reach of the ligand's bounding sphere can touch it
+            centre = partner.mean(axis=0)
+            reach = np.sqrt(((partner - centre) ** 2).sum(axis=1).max()) + cutoff + 1e-6
+            near = ((rec - centre) ** 2).sum(axis=1) <= reach * reach
+            ids = np.flatnonzero(near)
+            d = cKDTree(partner).query(rec[ids], distance_upper_bound=cutoff)[0]
+            near[ids] = d <= cutoff
+            hit = np.unique(rec_slot[near & (rec_slot >= 0)]).size
+            if near.any() and lig_slot.size:
+                d = cKDTree(rec[near]).query(lig[lig_asked], distance_upper_bound=cutoff)[0]
+                hit += np.unique(lig_slot[d <= cutoff]).size
             out[p] = hit / total
     return out
