@@ -16,6 +16,9 @@ Prints per complex the best CAPRI class in the top 1 / 5 / 10, the top model's D
 swarms, wall seconds and peak RSS, and LightDock's published true-interface result
 (``lightdock_bm5_TI.list``), then the success counts and the median wall time per protocol.
 
+``--time-only`` docks without ``--reference`` (what a user runs: no evaluation stage) and
+records wall time and memory only. Every record keeps the stages' seconds from run.json.
+
 Resumable: each finished docking leaves ``<out>/<protocol>/<C>/result.json``. Time it on a
 quiet machine (nothing else running) with numba's cache warm: the first docking of a fresh
 install compiles the kernels.
@@ -66,7 +69,8 @@ def run_one(folder: Path, protocol: str, out: Path, args: argparse.Namespace) ->
     command = [
         "/usr/bin/time", "-v", sys.executable, "-m", "sparkledock", "dock",
         str(files["receptor"]), str(files["ligand"]), "-r", str(files["restraints"]),
-        "--reference", str(files["reference"]), "-o", str(work), "--quiet",
+        *([] if args.time_only else ["--reference", str(files["reference"])]),
+        "-o", str(work), "--quiet",
         *(["--threads", str(args.threads)] if args.threads else []),
         *PROTOCOLS[protocol],
     ]  # fmt: skip
@@ -82,6 +86,10 @@ def run_one(folder: Path, protocol: str, out: Path, args: argparse.Namespace) ->
     for n in TOPS:
         found = [r["CAPRI"] for r in rows[:n] if r.get("CAPRI")]
         classes[str(n)] = max(found, key=ORDER.__getitem__) if found else "incorrect"
+    if args.time_only:
+        classes = {str(n): "–" for n in TOPS}
+    record = json.loads((work / "run.json").read_text())
+    stages = {s["name"]: s["seconds"] for s in record.get("stages", [])}
     result = {
         "complex": folder.name,
         "protocol": protocol,
@@ -90,6 +98,7 @@ def run_one(folder: Path, protocol: str, out: Path, args: argparse.Namespace) ->
         "top1_dockq": float(rows[0]["DockQ"]) if rows and rows[0].get("DockQ") else None,
         "wall_s": hours * 3600 + minutes * 60 + seconds,
         "peak_rss_gb": int(rss.group(1)) / 2**20,
+        "stage_s": stages,
     }
     if args.pools:  # every representative's features and quality, for the diagnosis
         setup = load_setup(work / "setup")
@@ -109,6 +118,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--out", type=Path, default=Path("restrained_protocol"))
     p.add_argument("--keep", action="store_true", help="keep each docking folder")
+    p.add_argument(
+        "--time-only",
+        action="store_true",
+        help="dock without --reference (the docking a user runs, without the evaluation "
+        "stage): wall time and memory only, no classes",
+    )
     p.add_argument(
         "--pools",
         action="store_true",
@@ -151,7 +166,7 @@ def main(argv: list[str] | None = None) -> None:
     for protocol, rows in results.items():
         if not rows:
             continue
-        hits = [sum(ORDER[r["classes"][str(n)]] >= 1 for r in rows) for n in TOPS]
+        hits = [sum(ORDER.get(r["classes"][str(n)], 0) >= 1 for r in rows) for n in TOPS]
         walls = [r["wall_s"] for r in rows]
         print(
             f"{protocol}: top 1 / 5 / 10 {' / '.join(map(str, hits))} of {len(rows)}; wall "
