@@ -23,11 +23,11 @@ from pathlib import Path
 
 import numpy as np
 
-from sparkledock import pose
 from sparkledock.analysis.cluster import cluster_glowworms
 from sparkledock.analysis.quality import pose_quality, quality_reference
 from sparkledock.io.lightdock import load_setup, read_gso_output
 from sparkledock.io.setupdir import SetupDir
+from sparkledock.molecule import pose
 
 
 def previous_deform(coords, modes, mask, extents):

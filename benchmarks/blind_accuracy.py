@@ -49,8 +49,8 @@ from sparkledock.analysis.quality import pose_quality, quality_reference
 from sparkledock.analysis.rank import read_cluster_repr
 from sparkledock.io.lightdock import load_setup, read_gso_output
 from sparkledock.io.setupdir import SetupDir
-from sparkledock.setup.paratope import cdr_residues
-from sparkledock.structure import read_structure
+from sparkledock.molecule.structure import read_structure
+from sparkledock.preparation.paratope import cdr_residues
 
 HERE = Path(__file__).resolve().parent
 ACCEPTABLE = 0.23

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from sparkledock.io.lightdock import load_setup, write_poses
-from sparkledock.setup.poses import initial_poses
+from sparkledock.preparation.poses import initial_poses
 
 HERE = Path(__file__).resolve().parent
 BENCH = HERE.parent.parent / "shared" / "bench"

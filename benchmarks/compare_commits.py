@@ -36,10 +36,13 @@ import numpy as np
 sys.path.insert(0, sys.argv[1])
 from sparkledock.io.lightdock import load_setup
 from sparkledock.scoring import get_scoring
-try:  # (the run driver has its own module since issue 14)
-    from sparkledock.driver import run_simulation
+try:  # (the run driver: in engine/ since issue 33, its own module since issue 14)
+    from sparkledock.engine.driver import run_simulation
 except ImportError:
-    from sparkledock.simulation import run_simulation
+    try:
+        from sparkledock.driver import run_simulation
+    except ImportError:
+        from sparkledock.simulation import run_simulation
 bench, name, what = Path(sys.argv[2]), sys.argv[3], sys.argv[4]
 source = bench / name / "lightdock_setup"
 if what == "score":

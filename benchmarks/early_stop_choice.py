@@ -1,7 +1,7 @@
 """Early stopping of converged swarms, judged from kept restrained dockings.
 
 A swarm whose best and mean scores rose by no more than ``tolerance`` x max(1, |best|) over the
-last :data:`~sparkledock.simulation.SAVE_EVERY` steps (checked at each snapshot from
+last :data:`~sparkledock.engine.spec.SAVE_EVERY` steps (checked at each snapshot from
 ``--min-steps`` on) is stopped: its glowworms stay as they were. Swarms are independent (own
 random stream), so a run with the rule equals, swarm by swarm, the same run without it cut at
 each swarm's stopping snapshot. This script cuts the kept dockings of ``restrained_pools.py
@@ -25,9 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from restrained_pools import SHARED, complex_inputs, pool_arrays
+from sparkledock.engine.spec import SAVE_EVERY, stop_steps
 from sparkledock.io.lightdock import load_setup, read_gso_output
 from sparkledock.io.setupdir import SetupDir
-from sparkledock.simulation import SAVE_EVERY, stop_steps
 
 
 def trajectories(setup, steps: int) -> tuple[np.ndarray, np.ndarray]:

@@ -37,10 +37,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from sparkledock.api import prepare_scoring
 from sparkledock.backend import Engine
-from sparkledock.driver import run_simulation
+from sparkledock.engine.driver import run_simulation
 from sparkledock.io.lightdock import read_gso_output
+from sparkledock.scoring.prepared import prepare_scoring
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import BENCH, COMPLEXES, full_setup

@@ -31,12 +31,12 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import spearmanr
 
-from sparkledock.api import prepare_scoring
+from sparkledock.engine.context import setup_restraints
 from sparkledock.io.lightdock import load_setup, read_gso_output
 from sparkledock.io.restraints import read_restraints
 from sparkledock.io.setupdir import SetupDir
 from sparkledock.scoring.dfire import grid, grid_numba
-from sparkledock.simulation import setup_restraints
+from sparkledock.scoring.prepared import prepare_scoring
 
 BENCH = Path(__file__).resolve().parent.parent.parent / "shared" / "bench"
 

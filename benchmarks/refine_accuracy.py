@@ -34,14 +34,14 @@ import numpy as np
 
 from sparkledock.analysis.evaluate import evaluate
 from sparkledock.analysis.models import write_models
-from sparkledock.api import prepare_scoring
+from sparkledock.analysis.refine import interface_clashes, refine_model
+from sparkledock.engine.context import setup_restraints
+from sparkledock.engine.gso import minimize_best
 from sparkledock.fileutil import atomic_write_text
-from sparkledock.gso import minimize_best
 from sparkledock.io.lightdock import load_setup, read_gso_output
 from sparkledock.io.setupdir import SetupDir
-from sparkledock.refine import interface_clashes, refine_model
-from sparkledock.simulation import setup_restraints
-from sparkledock.structure import read_structure
+from sparkledock.molecule.structure import read_structure
+from sparkledock.scoring.prepared import prepare_scoring
 
 HERE = Path(__file__).resolve().parent
 BENCH = HERE.parent.parent / "shared" / "bench"

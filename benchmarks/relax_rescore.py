@@ -28,11 +28,11 @@ from blind_accuracy import ACCEPTABLE, final_glowworms, folders
 from ranking_consensus import features
 from sparkledock.analysis import ranking
 from sparkledock.analysis.models import complex_atoms, write_models
+from sparkledock.analysis.refine import refine_model
 from sparkledock.fileutil import atomic_write_text
 from sparkledock.io.lightdock import format_lightdock_pdb
-from sparkledock.lightdock_tools import complex_score
-from sparkledock.refine import refine_model
-from sparkledock.structure import hydrogen_mask, read_structure
+from sparkledock.lightdock.tools import complex_score
+from sparkledock.molecule.structure import hydrogen_mask, read_structure
 
 FUNCTIONS = ("dfire", "dfire_soft", "mj3h")
 

@@ -6,7 +6,7 @@ fnat >= 0.1 and (LRMSD <= 10 Å or iRMSD <= 4 Å)) in the top 1 / 5 / 10, and in
 
 * **spacing**: a pool docked at a small spacing is cut to the swarms that a greedy
   farthest-point covering of its swarm centres at a larger spacing keeps
-  (:func:`sparkledock.setup.swarms.covering`; a proxy for docking at that spacing: the same
+  (:func:`sparkledock.preparation.swarms.covering`; a proxy for docking at that spacing: the same
   covering rule, applied to the centres instead of the surface points);
 * **ranking**: every method of :data:`METHODS` on the kept representatives: LightDock's
   (by score after the 40 % restraint filter) and rank consensuses of the score with restraint
@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from sparkledock.analysis.ranking import ranks, tied_ranks
-from sparkledock.setup.swarms import covering
+from sparkledock.preparation.swarms import covering
 
 FILTER_FRACTION = 0.4
 TOPS = (1, 5, 10)

@@ -37,11 +37,12 @@ from sparkledock.analysis.cluster import cluster_glowworms
 from sparkledock.analysis.filter import satisfaction
 from sparkledock.analysis.quality import pose_quality, quality_reference
 from sparkledock.analysis.ranking import landmark_atoms, landmarks, population, rescore
-from sparkledock.api import prepare_scoring
 from sparkledock.docking import DockOptions, dock
+from sparkledock.engine.context import setup_restraints
+from sparkledock.engine.spec import SAVE_EVERY
 from sparkledock.io.lightdock import load_setup, read_gso_output
 from sparkledock.io.setupdir import SetupDir
-from sparkledock.simulation import SAVE_EVERY, setup_restraints
+from sparkledock.scoring.prepared import prepare_scoring
 
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parent.parent / "shared"

@@ -29,8 +29,8 @@ from pathlib import Path
 
 import numba
 
-from sparkledock import api
-from sparkledock.driver import run_simulation
+from sparkledock.engine.driver import run_simulation
+from sparkledock.scoring import prepared as api
 
 HERE = Path(__file__).resolve().parent
 

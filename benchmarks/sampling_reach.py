@@ -27,8 +27,8 @@ from scipy.spatial.transform import Rotation
 
 from sparkledock.analysis.evaluate import evaluate
 from sparkledock.io.lightdock import load_setup, read_gso_output, read_poses
-from sparkledock.pose import ligand_conformers
-from sparkledock.structure import Atoms, read_structure, write_structure
+from sparkledock.molecule.pose import ligand_conformers
+from sparkledock.molecule.structure import Atoms, read_structure, write_structure
 
 HERE = Path(__file__).resolve().parent
 

@@ -4,7 +4,7 @@ per-swarm costs; and a measured 1-rank against 2-rank run.
 1. Per complex, every swarm's cost is measured: the numba kernel (one thread) scores a sample
    of the swarm's starting glowworms (``--sample``, scaled to all 256) and the time is
    multiplied by the steps (scoring is ~97 % of a step: docs/performance.md). The cost model
-   (:func:`sparkledock.parallel.predicted_costs`) orders the swarms; ranks take them longest
+   (:func:`sparkledock.engine.costs.predicted_costs`) orders the swarms; ranks take them longest
    first as they free up (what ``run_parallel`` does), with the measured costs as the truth.
    Printed per complex and for all ten docked together (a screen): makespan, efficiency
    (total work / (ranks × makespan)) and imbalance (largest rank load / mean) at each count,
@@ -33,9 +33,9 @@ import numba
 import numpy as np
 from scipy.stats import spearmanr
 
-from sparkledock.costs import imbalance, lpt_loads, predicted_costs, swarm_centres
+from sparkledock.engine.context import load_run_context
+from sparkledock.engine.costs import imbalance, lpt_loads, predicted_costs, swarm_centres
 from sparkledock.io.lightdock import read_poses
-from sparkledock.simulation import load_run_context
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import BENCH, COMPLEXES, full_setup

@@ -31,8 +31,8 @@ import numpy as np
 
 from sparkledock.io.lightdock import load_setup
 from sparkledock.io.restraints import read_restraints
+from sparkledock.molecule.system import Partner
 from sparkledock.scoring import get_scoring, to_lightdock
-from sparkledock.system import Partner
 
 HERE = Path(__file__).resolve().parent
 

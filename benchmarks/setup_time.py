@@ -77,7 +77,7 @@ def sparkledock_setup(receptor: str, ligand: str) -> list[str]:
 def time_large(bench: Path, copies: int) -> None:
     import numpy as np
 
-    from sparkledock.structure import Atoms, read_structure, write_structure
+    from sparkledock.molecule.structure import Atoms, read_structure, write_structure
 
     one = read_structure(bench / "4GAM" / "4GAM_r_u.pdb")
     parts = [

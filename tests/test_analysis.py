@@ -10,7 +10,7 @@ import numpy as np
 from conftest import BENCH
 from sparkledock.analysis.cluster import bsas
 from sparkledock.cli import main
-from sparkledock.structure import read_structure
+from sparkledock.molecule.structure import read_structure
 
 RUN = BENCH / "2X9A" / "lightdock_run" / "swarm_0"
 SETUP = BENCH / "2X9A" / "lightdock_setup"

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from conftest import BENCH, COMPLEXES
-from sparkledock.anm import anm_hessian, normal_modes
-from sparkledock.structure import clean, read_structure
+from sparkledock.molecule.anm import anm_hessian, normal_modes
+from sparkledock.molecule.structure import clean, read_structure
 
 
 def subspace_overlap(a: np.ndarray, b: np.ndarray) -> float:
@@ -62,7 +62,7 @@ def test_residue_without_calpha_is_a_clear_error():
 
 
 def test_sparse_solver_gives_the_dense_modes(monkeypatch):
-    import sparkledock.anm as anm
+    import sparkledock.molecule.anm as anm
 
     atoms = clean(read_structure(BENCH / "2VXT" / "2VXT_r_u.pdb"))
     dense, mask = normal_modes(atoms, n_modes=10)
@@ -78,7 +78,7 @@ def test_sparse_solver_gives_the_dense_modes(monkeypatch):
 
 
 def test_a_network_in_two_parts_has_its_non_rigid_modes():
-    from sparkledock.structure import Atoms
+    from sparkledock.molecule.structure import Atoms
 
     ligand = clean(read_structure(BENCH / "2X9A" / "2X9A_l_u.pdb"))
     far = ligand.with_coords(ligand.coords + np.array([100.0, 0.0, 0.0]))

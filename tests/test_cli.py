@@ -145,7 +145,7 @@ def test_usage_errors_exit_2(argv):
 
 
 def test_long_runs_report_progress_on_stderr(capsys, monkeypatch):
-    import sparkledock.cli as cli
+    import sparkledock.cli.commands as cli
 
     monkeypatch.setattr(cli, "CHUNK", 16)
     ex = example_dir()

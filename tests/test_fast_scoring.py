@@ -14,15 +14,15 @@ import pytest
 from scipy.stats import spearmanr
 
 from conftest import BENCH, golden, writable_setup
-from sparkledock.api import prepare_scoring
 from sparkledock.backend import resolve_engine
 from sparkledock.cli import main
-from sparkledock.driver import run_simulation
+from sparkledock.engine.driver import run_simulation
 from sparkledock.errors import EngineError, SparkledockWarning
 from sparkledock.io.lightdock import read_gso_output
 from sparkledock.io.restraints import read_restraints
 from sparkledock.scoring.dfire import grid, grid_numba, numba_kernel
 from sparkledock.scoring.dfire.model import BINS
+from sparkledock.scoring.prepared import prepare_scoring
 
 #: Documented fidelity of the fast score on jittered golden poses (docs/performance.md).
 MIN_SPEARMAN = 0.99

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from conftest import BENCH
-from sparkledock import gso
-from sparkledock.geometry import ellipsoid_centre
+from sparkledock.engine import gso
 from sparkledock.io.lightdock import format_gso_output, load_setup, read_poses
-from sparkledock.pose import PoseLayout
+from sparkledock.molecule.geometry import ellipsoid_centre
+from sparkledock.molecule.pose import PoseLayout
 from sparkledock.scoring import get_scoring
 
 RUN = BENCH / "2X9A" / "lightdock_run" / "swarm_0"

@@ -8,10 +8,10 @@ import re
 import pytest
 
 from conftest import DATA, writable_setup
+from sparkledock.engine.gso import GSOParameters
+from sparkledock.engine.spec import RunSpec
 from sparkledock.errors import InputFileError
-from sparkledock.gso import GSOParameters
 from sparkledock.io.gsoconfig import read_gso_config
-from sparkledock.simulation import RunSpec
 
 CONF = DATA / "lightdock_regression" / "glowworm.conf"  # LightDock's regression cases' file
 
@@ -59,7 +59,7 @@ def test_configuration_and_steps_change_the_run_and_lightdock_spelling_takes_the
     tmp_path, monkeypatch
 ):
     from sparkledock.cli import main
-    from sparkledock.lightdock_commands import main as lightdock
+    from sparkledock.lightdock.commands import main as lightdock
 
     texts = {}
     for name, extra in (

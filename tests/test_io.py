@@ -18,7 +18,7 @@ from sparkledock.io.lightdock import (
     write_poses,
 )
 from sparkledock.io.restraints import read_restraints
-from sparkledock.pose import PoseLayout
+from sparkledock.molecule.pose import PoseLayout
 from sparkledock.scoring import get_scoring
 
 SETUP = BENCH / "2X9A" / "lightdock_setup"

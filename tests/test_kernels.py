@@ -7,11 +7,11 @@ import pytest
 
 from conftest import BENCH, golden
 from sparkledock.io.restraints import read_restraints
-from sparkledock.restraints import Restraints, SideRestraints
+from sparkledock.molecule.restraints import Restraints, SideRestraints
+from sparkledock.molecule.structure import atoms_from_lists
+from sparkledock.molecule.system import Partner
 from sparkledock.scoring import get_scoring
 from sparkledock.scoring.dfire.model import ATOM_TYPE, dfire_table
-from sparkledock.structure import atoms_from_lists
-from sparkledock.system import Partner
 
 DFIRE = get_scoring("dfire")
 
@@ -29,7 +29,7 @@ def stressed_poses(setup, golden_poses, count, seed):
 
 
 def pair_distances(setup, pose):
-    from sparkledock.pose import ligand_conformers, receptor_conformers
+    from sparkledock.molecule.pose import ligand_conformers, receptor_conformers
 
     rec = receptor_conformers(
         setup.receptor.atoms.coords,

@@ -14,12 +14,13 @@ import pytest
 
 from conftest import BENCH, DATA
 from sparkledock.analysis.models import write_models
+from sparkledock.engine.checkpoint import starting_files
+from sparkledock.engine.context import setup_restraints
 from sparkledock.io.lightdock import load_setup
 from sparkledock.io.restraints import read_restraints
-from sparkledock.lightdock_commands import install_commands, main
-from sparkledock.setup.prepare import SetupOptions, prepare_setup
-from sparkledock.simulation import setup_restraints, starting_files
-from sparkledock.structure import centre_of_coordinates, clean, read_structure
+from sparkledock.lightdock.commands import install_commands, main
+from sparkledock.molecule.structure import centre_of_coordinates, clean, read_structure
+from sparkledock.preparation.prepare import SetupOptions, prepare_setup
 
 REGRESSION = DATA / "lightdock_regression"
 SRC = BENCH / "2X9A"

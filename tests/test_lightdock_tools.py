@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from conftest import BENCH
-from sparkledock.lightdock_commands import main
+from sparkledock.lightdock.commands import main
 
 #: lgd_calculate_scoring.py FUNCTION 2X9A_A.pdb 2X9A_B.pdb, LightDock 0.9.4
 LIGHTDOCK_SCORES = {

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from conftest import writable_setup
-from sparkledock.costs import imbalance, lpt_loads, predicted_costs, swarm_centres
-from sparkledock.driver import run_simulation
+from sparkledock.engine.context import load_run_context
+from sparkledock.engine.costs import imbalance, lpt_loads, predicted_costs, swarm_centres
+from sparkledock.engine.driver import run_simulation
 from sparkledock.io.lightdock import read_gso_output
-from sparkledock.simulation import load_run_context
 
 SWARMS = ["0", "1", "2", "3", "4", "65"]
 

@@ -15,9 +15,9 @@ from conftest import BENCH, writable_setup
 from sparkledock.analysis.rank import read_ranking
 from sparkledock.backend import resolve_engine
 from sparkledock.cli import main
-from sparkledock.driver import run_simulation
+from sparkledock.engine.driver import run_simulation
 from sparkledock.io.lightdock import load_setup
-from sparkledock.pose import ligand_conformers, receptor_conformers
+from sparkledock.molecule.pose import ligand_conformers, receptor_conformers
 from sparkledock.scoring import SCORING_FUNCTIONS
 from toy_contacts import Contacts
 

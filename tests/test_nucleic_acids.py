@@ -14,15 +14,15 @@ import pytest
 
 from conftest import DATA
 from sparkledock.analysis.filter import satisfaction
-from sparkledock.anm import node_mask, normal_modes
 from sparkledock.cli import main as cli_main
 from sparkledock.errors import ModifiedResidueWarning, UnsupportedAtomError
 from sparkledock.io.lightdock import load_setup
 from sparkledock.io.restraints import read_restraints
-from sparkledock.lightdock_commands import main as lightdock
-from sparkledock.restraints import Restraints, SideRestraints
+from sparkledock.lightdock.commands import main as lightdock
+from sparkledock.molecule.anm import node_mask, normal_modes
+from sparkledock.molecule.restraints import Restraints, SideRestraints
+from sparkledock.molecule.structure import Atoms, clean, read_structure
 from sparkledock.scoring import check_molecules, get_scoring
-from sparkledock.structure import Atoms, clean, read_structure
 
 REGRESSION = DATA / "lightdock_regression"
 STRUCTURES = REGRESSION / "1DIZ"

@@ -13,8 +13,8 @@ from scipy.spatial import cKDTree
 from conftest import BENCH
 from sparkledock.analysis import ranking
 from sparkledock.cli import main
-from sparkledock.setup.paratope import cdr_residues, variable_domains
-from sparkledock.structure import read_structure
+from sparkledock.molecule.structure import read_structure
+from sparkledock.preparation.paratope import cdr_residues, variable_domains
 
 #: 2VXT's antibody (PDB 2VXT, chain A of BM5's unbound receptor), its heavy variable domain
 #: then its light one, as they follow each other in that chain

@@ -7,7 +7,7 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from sparkledock.errors import PoseError
-from sparkledock.pose import PoseLayout, deform, ligand_conformers, rotate_lightdock
+from sparkledock.molecule.pose import PoseLayout, deform, ligand_conformers, rotate_lightdock
 
 
 def test_rotation_matches_scipy_for_unit_and_scaled_quaternions():

@@ -35,8 +35,8 @@ def test_pose_quality_equals_dockq_on_written_models(setups, tmp_path):
 def test_the_reference_scores_itself_one(tmp_path):
     """A setup made from the bound complex's own chains: the identity pose has DockQ 1."""
     from sparkledock.io.lightdock import load_setup
-    from sparkledock.setup.prepare import SetupOptions, prepare_setup
-    from sparkledock.structure import read_structure, write_structure
+    from sparkledock.molecule.structure import read_structure, write_structure
+    from sparkledock.preparation.prepare import SetupOptions, prepare_setup
 
     target = read_structure(BENCH / "2X9A" / "2X9A_target.pdb")
     for chain in ("A", "B"):

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from conftest import DATA
+from sparkledock.analysis.refine import interface_clashes, refine_model, require_openmm
 from sparkledock.errors import SparkledockError
-from sparkledock.refine import interface_clashes, refine_model, require_openmm
-from sparkledock.structure import hydrogen_mask, read_structure
+from sparkledock.molecule.structure import hydrogen_mask, read_structure
 
 MODEL = DATA / "refine_clash.pdb"
 

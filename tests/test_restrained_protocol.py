@@ -9,7 +9,6 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from sparkledock import simulation
 from sparkledock.cli import example_dir
 from sparkledock.docking import (
     RESTRAINED_SPACING_A,
@@ -19,13 +18,14 @@ from sparkledock.docking import (
     dock_key,
     with_defaults,
 )
-from sparkledock.driver import run_simulation
+from sparkledock.engine import simulation
+from sparkledock.engine.driver import run_simulation
+from sparkledock.engine.spec import STOP_MIN_STEPS, stop_steps
 from sparkledock.errors import SparkledockError
 from sparkledock.io.lightdock import read_gso_output
 from sparkledock.io.setupdir import CHECKPOINT_FILE
-from sparkledock.setup.prepare import SetupOptions, prepare_setup
-from sparkledock.setup.swarms import covering_count
-from sparkledock.simulation import STOP_MIN_STEPS, stop_steps
+from sparkledock.preparation.prepare import SetupOptions, prepare_setup
+from sparkledock.preparation.swarms import covering_count
 
 EXAMPLE = {
     "receptor": example_dir() / "2X9A_r_u.pdb",
@@ -223,17 +223,17 @@ def test_early_stopping_resumes_from_a_checkpoint_to_the_same_files(tmp_path, mo
     whole, resumed = _six_swarms(tmp_path / "whole"), _six_swarms(tmp_path / "resumed")
     run_simulation(whole, 60, scoring_mode="fast", threads=1, quiet=True, stop_tolerance=0.5)
     # a run killed right after its step-40 checkpoint (which records the stopped swarms)
-    original = simulation._save_checkpoint
+    original = simulation.save_checkpoint
 
     def killed_after_40(path, spec, done, group, state, *rest, **kw):
         original(path, spec, done, group, state, *rest, **kw)
         if state is not None and state.step == 40:
             raise _KilledError
 
-    monkeypatch.setattr(simulation, "_save_checkpoint", killed_after_40)
+    monkeypatch.setattr(simulation, "save_checkpoint", killed_after_40)
     with pytest.raises(_KilledError):
         run_simulation(resumed, 60, scoring_mode="fast", threads=1, quiet=True, stop_tolerance=0.5)
-    monkeypatch.setattr(simulation, "_save_checkpoint", original)
+    monkeypatch.setattr(simulation, "save_checkpoint", original)
     assert (resumed / CHECKPOINT_FILE).is_file()
     run_simulation(resumed, 60, scoring_mode="fast", threads=1, quiet=True, stop_tolerance=0.5)
     assert _last_files(resumed) == _last_files(whole)
@@ -289,9 +289,9 @@ def test_when_every_swarm_has_stopped_the_run_writes_the_remaining_files_at_once
         np.testing.assert_array_equal(at[30].poses, at[60].poses)  # all stopped at step 30
         np.testing.assert_array_equal(at[30].scores, at[40].scores)  # (fast scores)
     # the last file's scores are exact, as in any fast run
-    from sparkledock.api import prepare_scoring
+    from sparkledock.engine.context import setup_restraints
     from sparkledock.io.lightdock import load_setup
-    from sparkledock.simulation import setup_restraints
+    from sparkledock.scoring.prepared import prepare_scoring
 
     setup = load_setup(root)
     exact = prepare_scoring(setup, restraints=setup_restraints(setup))
@@ -307,7 +307,7 @@ def test_satisfaction_equals_every_pair_checked(setups):
     from sparkledock.analysis.filter import molecule_mask, satisfaction
     from sparkledock.analysis.models import complex_coordinates
     from sparkledock.io.restraints import read_restraints
-    from sparkledock.restraints import Restraints, SideRestraints
+    from sparkledock.molecule.restraints import Restraints, SideRestraints
 
     setup = setups("2X9A")
     poses, _ = golden("2X9A", restraints=True)

@@ -17,8 +17,8 @@ import pytest
 from conftest import BENCH, writable_setup
 from sparkledock.cli import main
 from sparkledock.docking import DOCK_RECORD
+from sparkledock.engine.spec import CHECKPOINT
 from sparkledock.fileutil import atomic_write_text, folder_lock
-from sparkledock.simulation import CHECKPOINT
 
 SRC = BENCH / "2X9A"
 

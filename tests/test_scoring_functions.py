@@ -14,8 +14,8 @@ import pytest
 from conftest import BENCH, DATA, golden
 from sparkledock.errors import UnsupportedAtomError
 from sparkledock.io.restraints import read_restraints
+from sparkledock.molecule.system import Partner
 from sparkledock.scoring import get_scoring
-from sparkledock.system import Partner
 
 GOLDEN = DATA / "golden_scoring"
 CASES = sorted(p.stem.split("_", 1) for p in GOLDEN.glob("*.json"))

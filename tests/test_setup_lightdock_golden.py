@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from conftest import BENCH, DATA
-from sparkledock.lightdock_commands import main
-from sparkledock.setup.kmeans import kmeans
-from sparkledock.setup.prepare import SetupOptions, prepare_setup
+from sparkledock.lightdock.commands import main
+from sparkledock.preparation.kmeans import kmeans
+from sparkledock.preparation.prepare import SetupOptions, prepare_setup
 
 pytest.importorskip("freesasa", reason="LightDock's swarm count needs freesasa (pydock extra)")
 

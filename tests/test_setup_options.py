@@ -14,11 +14,11 @@ from scipy.spatial import cKDTree
 
 from conftest import BENCH, DATA
 from sparkledock.errors import InputFileError
-from sparkledock.setup.membrane import layers, membrane_side
-from sparkledock.setup.prepare import SetupOptions, prepare_setup
-from sparkledock.setup.surface import atom_sasa
-from sparkledock.setup.swarms import surface_distance
-from sparkledock.structure import centred, read_structure
+from sparkledock.molecule.structure import centred, read_structure
+from sparkledock.preparation.membrane import layers, membrane_side
+from sparkledock.preparation.prepare import SetupOptions, prepare_setup
+from sparkledock.preparation.surface import atom_sasa
+from sparkledock.preparation.swarms import surface_distance
 
 MEMBRANE = DATA / "lightdock_regression" / "membrane"
 RECEPTOR, LIGAND = MEMBRANE / "3x29_receptor_membrane.pdb", MEMBRANE / "3x29_ligand.pdb"
@@ -89,7 +89,7 @@ def test_membrane_swarms_match_lightdocks_setups(tmp_path, case, options, lightd
 
 
 def test_membrane_setup_masks_as_lightdock_and_lightdock_spelling_runs(tmp_path, monkeypatch):
-    from sparkledock.lightdock_commands import main
+    from sparkledock.lightdock.commands import main
 
     out = membrane_setup(tmp_path, swarms=50, membrane=True)
     mask = np.load(out / "lightdock_3x29_receptor_membrane_mask.npy")

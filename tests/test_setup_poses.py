@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sparkledock.pose import PoseLayout
-from sparkledock.setup.poses import initial_poses
+from sparkledock.molecule.pose import PoseLayout
+from sparkledock.preparation.poses import initial_poses
 
 LAYOUT = PoseLayout(10, 10)
 CENTRES = np.array([[10.0, 0.0, 0.0], [-5.0, 20.0, 3.0], [0.0, 0.0, -30.0]])
@@ -33,7 +33,7 @@ def test_poses_are_reproducible_per_swarm():
 
 
 def test_restrained_ligands_face_the_receptor_sites():
-    from sparkledock.pose import rotate_lightdock
+    from sparkledock.molecule.pose import rotate_lightdock
 
     rec_sites = np.array([[0.0, 0.0, 0.0], [2.0, 0.0, 0.0]])
     lig_sites = np.array([[5.0, 1.0, 0.0], [-3.0, 4.0, 2.0]])
@@ -62,8 +62,8 @@ def test_restrained_ligands_face_the_receptor_sites():
 
 
 def test_rotation_between_opposite_directions():
-    from sparkledock.pose import rotate_lightdock
-    from sparkledock.setup.poses import rotation_between
+    from sparkledock.molecule.pose import rotate_lightdock
+    from sparkledock.preparation.poses import rotation_between
 
     q = rotation_between(np.array([[1.0, 0, 0]]), np.array([[-2.0, 0, 0]]))
     np.testing.assert_allclose(

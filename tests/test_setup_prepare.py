@@ -13,13 +13,13 @@ import pytest
 from scipy.spatial import cKDTree
 
 from conftest import BENCH
-from sparkledock.anm import normal_modes
 from sparkledock.cli import main
-from sparkledock.driver import run_simulation
+from sparkledock.engine.driver import run_simulation
 from sparkledock.io.lightdock import load_setup, read_poses
 from sparkledock.io.restraints import read_restraints
-from sparkledock.setup.prepare import SetupOptions, prepare_setup
-from sparkledock.setup.surface import swarm_count
+from sparkledock.molecule.anm import normal_modes
+from sparkledock.preparation.prepare import SetupOptions, prepare_setup
+from sparkledock.preparation.surface import swarm_count
 
 SRC = BENCH / "2X9A"
 

@@ -9,15 +9,15 @@ import pytest
 from scipy.spatial import cKDTree
 
 from conftest import BENCH, COMPLEXES, DATA
-from sparkledock.setup.surface import atom_sasa, swarm_count
-from sparkledock.setup.swarms import surface_distance, swarm_centres
-from sparkledock.structure import atoms_from_lists, lightdock_centre, read_structure
+from sparkledock.molecule.structure import atoms_from_lists, lightdock_centre, read_structure
+from sparkledock.preparation.surface import atom_sasa, swarm_count
+from sparkledock.preparation.swarms import surface_distance, swarm_centres
 
 
 @pytest.mark.parametrize("name", COMPLEXES)
 def test_swarm_count_equals_lightdocks_with_freesasa(name):
     pytest.importorskip("freesasa")
-    from sparkledock.setup.surface import receptor_swarm_count
+    from sparkledock.preparation.surface import receptor_swarm_count
 
     expected = json.loads((BENCH / name / "lightdock_setup" / "setup.json").read_text())["swarms"]
     path = BENCH / name / f"{name}_r_u.pdb"
@@ -81,13 +81,13 @@ def test_surface_distance_rule():
 
 
 def _sphere(radius: float, count: int = 200) -> np.ndarray:
-    from sparkledock.setup.surface import sphere_points
+    from sparkledock.preparation.surface import sphere_points
 
     return sphere_points(count) * radius
 
 
 def test_occlusion_keeps_points_that_see_the_restraint_and_drops_those_behind():
-    from sparkledock.setup.swarms import visible
+    from sparkledock.preparation.swarms import visible
 
     hull = _sphere(10.0)
     sight = np.array([[0.0, 0.0, 9.0]])  # just under the top of a 10 Å ball
@@ -100,7 +100,7 @@ def test_occlusion_keeps_points_that_see_the_restraint_and_drops_those_behind():
 def test_occlusion_matches_a_probe_by_probe_oracle():
     from scipy.spatial import Delaunay
 
-    from sparkledock.setup.swarms import visible
+    from sparkledock.preparation.swarms import visible
 
     rng = np.random.default_rng(5)
     hull = rng.normal(size=(300, 3)) * [12.0, 8.0, 6.0]
@@ -123,7 +123,7 @@ def test_occlusion_matches_a_probe_by_probe_oracle():
 
 
 def test_occlusion_skipped_for_a_flat_hull():
-    from sparkledock.setup.swarms import visible
+    from sparkledock.preparation.swarms import visible
 
     flat = np.array([[0.0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]])
     points = np.array([[0.0, 0.0, 5.0], [0.5, 0.5, -5.0]])
@@ -134,7 +134,7 @@ def test_occlusion_skipped_for_a_flat_hull():
 def test_restrained_swarms_sit_where_lightdocks_do(tmp_path, name):
     """With restraints, swarms come from the restraint patch minus the points that cannot see
     it: the very centres LightDock writes."""
-    from sparkledock.setup.prepare import SetupOptions, prepare_setup
+    from sparkledock.preparation.prepare import SetupOptions, prepare_setup
 
     def centres(path):
         lines = [line for line in path.read_text().splitlines() if line.startswith("ATOM")]

@@ -15,9 +15,9 @@ import pytest
 
 from conftest import BENCH, writable_setup
 from sparkledock.cli import main
-from sparkledock.driver import run_simulation
+from sparkledock.engine.driver import run_simulation
+from sparkledock.engine.spec import CHECKPOINT
 from sparkledock.errors import InputFileError
-from sparkledock.simulation import CHECKPOINT
 
 REFERENCE = BENCH / "2X9A" / "lightdock_run" / "swarm_0"
 
@@ -106,12 +106,13 @@ def test_run_errors_are_one_line(setup_dir, capsys):
 
 
 def test_checkpoint_of_another_run_is_refused(setup_dir):
-    from sparkledock import gso
-    from sparkledock.simulation import RunSpec, _save_checkpoint
+    from sparkledock.engine import gso
+    from sparkledock.engine.checkpoint import save_checkpoint
+    from sparkledock.engine.spec import RunSpec
 
     other = RunSpec(50, (0,), "dfire", 1, False)
     state = gso.initial_state(np.zeros((1, 2, 27)))
     rng = gso.CounterRandom(1, [0]).state()
-    _save_checkpoint(setup_dir / CHECKPOINT, other, [], (0,), state, rng)
+    save_checkpoint(setup_dir / CHECKPOINT, other, [], (0,), state, rng)
     with pytest.raises(InputFileError, match="checkpoint of a different run"):
         run_simulation(setup_dir, 10, swarms=[0], quiet=True)

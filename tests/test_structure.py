@@ -9,7 +9,7 @@ import pytest
 
 from conftest import BENCH
 from sparkledock.errors import HeteroGroupWarning, InputFileError
-from sparkledock.structure import (
+from sparkledock.molecule.structure import (
     Atoms,
     centre_of_coordinates,
     clean,
@@ -52,7 +52,7 @@ def test_models_from_one_template_equal_gemmis_own_files(tmp_path):
     for a model outside PDB's columns (written by gemmi)."""
     import gemmi
 
-    from sparkledock.structure import _to_gemmi
+    from sparkledock.molecule.structure import _to_gemmi
 
     atoms = read_structure(PDB)
     half = len(atoms) // 2  # chain B, then chain C, then B again
@@ -72,9 +72,9 @@ def test_models_from_one_template_equal_gemmis_own_files(tmp_path):
 def test_pdb_and_mmcif_give_the_same_model(tmp_path, setups):
     """The same receptor read from PDB and mmCIF scores identically."""
     from conftest import golden
+    from sparkledock.molecule.structure import centred
+    from sparkledock.molecule.system import Partner
     from sparkledock.scoring import get_scoring
-    from sparkledock.structure import centred
-    from sparkledock.system import Partner
 
     setup = setups("2X9A")
     src = BENCH / "2X9A" / "lightdock_setup" / "lightdock_2X9A_r_u.pdb"

@@ -11,13 +11,13 @@ import pytest
 
 from conftest import BENCH, COMPLEXES, golden, writable_setup
 from sparkledock.backend import Engine, resolve_engine
+from sparkledock.engine.memory import plan_groups, swarm_bytes
 from sparkledock.io.restraints import read_restraints
-from sparkledock.memory import plan_groups, swarm_bytes
 from sparkledock.scoring import get_scoring
 
 torch = pytest.importorskip("torch")
 
-from sparkledock import gso  # noqa: E402
+from sparkledock.engine import gso  # noqa: E402
 from sparkledock.scoring.dfire import torch_kernel as dfire_torch  # noqa: E402
 
 DFIRE = get_scoring("dfire")
@@ -119,7 +119,7 @@ def final_poses(root, steps):
 
 
 def test_gso_on_the_device_follows_the_cpu_run(setup_copy, tmp_path):
-    from sparkledock.driver import run_simulation
+    from sparkledock.engine.driver import run_simulation
 
     other = tmp_path / "torch"
     shutil.copytree(setup_copy, other)
@@ -210,7 +210,7 @@ def test_cli_score_and_run_on_torch(setup_copy, capsys):
 def test_early_stopping_on_the_device_stops_the_swarms_numba_stops(setup_copy, tmp_path):
     """The same protocol on torch (fast mode, fp64): the same swarms stop at the same
     snapshots as on numba, and a stopped swarm's glowworms stay put."""
-    from sparkledock.driver import run_simulation
+    from sparkledock.engine.driver import run_simulation
     from sparkledock.io.lightdock import read_gso_output
 
     other = tmp_path / "torch_stop"

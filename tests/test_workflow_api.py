@@ -58,8 +58,7 @@ def test_setup_run_rank_evaluate(tmp_path):
     assert len(every) == 16 and len(ranked) <= 16
     quality = sparkledock.evaluate(SRC / "2X9A_target.pdb", SRC / "2X9A_target.pdb")
     assert quality.dockq == pytest.approx(1.0) and quality.capri == "high"
-    # the setup subpackage is still importable under the same name
-    from sparkledock.setup.prepare import SetupOptions
+    from sparkledock.preparation.prepare import SetupOptions
 
     assert SetupOptions().glowworms == 200
 
@@ -79,3 +78,31 @@ def test_setup_and_run_commands_leave_a_run_record(tmp_path, capsys):
     record = json.loads((out / "run.json").read_text())
     assert record["kind"] == "run" and record["options"]["steps"] == 2
     assert record["stages"][0]["name"] == "run" and record["engine"] == "numba cpu fp64"
+
+
+def test_the_api_runs_the_cli_stages_with_their_records_lines_and_placement(tmp_path, capsys):
+    """sparkledock.setup/run are the stages ``sparkledock setup``/``run`` call: the same
+    setup files for the same options (the protocol's restraint-focused swarms included),
+    run.json, the stage lines on stderr unless quiet, and the folder's lock taken."""
+    from sparkledock.cli import main
+    from sparkledock.fileutil import folder_lock
+
+    restraints = SRC / "restraints.list"
+    api, cli = tmp_path / "api", tmp_path / "cli"
+    loaded = sparkledock.setup(REC, LIG, api, restraints=restraints, glowworms=8, noxt=False)
+    said = capsys.readouterr().err
+    assert "sparkledock: setup: read and cleaned" in said
+    argv = ["setup", str(REC), str(LIG), "-o", str(cli), "-r", str(restraints), "-g", "8", "--anm"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    for name in ("setup.json", "init/swarm_centers.pdb", "init/initial_positions_0.dat"):
+        assert (api / name).read_bytes() == (cli / name).read_bytes(), name
+    assert loaded.config["swarm_spacing"] == 8.0  # the sparkledock protocol, as the CLI
+    record = json.loads((api / "run.json").read_text())
+    assert record["kind"] == "setup" and record["status"] == "done"
+    sparkledock.run(api, 2, swarms=[0], quiet=True)
+    assert capsys.readouterr().err == ""
+    assert json.loads((api / "run.json").read_text())["kind"] == "run"
+    # another process holds the folder
+    with folder_lock(api), pytest.raises(SparkledockError, match="another sparkledock process"):
+        sparkledock.run(api, 2, swarms=[0], quiet=True)

@@ -7,12 +7,10 @@ of a setup. Structures live in :mod:`.structure`, scoring functions in :mod:`.sc
 LightDock file formats in :mod:`.io`.
 """
 
-from . import setup  # the package, callable as workflow.setup (see its docstring)
-from .api import score_poses
 from .errors import SparkledockError
-from .workflow import DockResult, dock, evaluate, rank, read_dock_result, run
-
-__version__ = "0.1.0"
+from .scoring.prepared import score_poses
+from .version import __version__
+from .workflow import DockResult, dock, evaluate, rank, read_dock_result, run, setup
 
 __all__ = [
     "DockResult",

@@ -57,7 +57,7 @@ def configure_logging(
 ) -> None:
     """Send the ``sparkledock`` logger's lines to stderr (warnings only with ``quiet``,
     detail too with ``verbose``) and, with ``log_file``, everything to that file. Called once
-    by the CLI; the Python API leaves logging to the caller."""
+    by the CLI; the Python API sets only its stderr line's level (:func:`console_for_api`)."""
     LOGGER.handlers.clear()
     LOGGER.setLevel(logging.DEBUG)
     LOGGER.propagate = False
@@ -70,6 +70,20 @@ def configure_logging(
         handler.setLevel(logging.DEBUG)
         handler.setFormatter(logging.Formatter(FILE_FORMAT))
         LOGGER.addHandler(handler)
+
+
+def console_for_api(quiet: bool) -> None:
+    """The CLI's stage lines on stderr for a Python call too (warnings only with ``quiet``):
+    the logger's stderr handler is added where it is missing and set to the call's level;
+    handlers the caller added are left as they are."""
+    console = next((h for h in LOGGER.handlers if isinstance(h, _Stderr)), None)
+    if console is None:
+        console = _Stderr()
+        console.setFormatter(logging.Formatter(CONSOLE_FORMAT))
+        LOGGER.addHandler(console)
+        LOGGER.setLevel(logging.DEBUG)
+        LOGGER.propagate = False
+    console.setLevel(logging.WARNING if quiet else logging.INFO)
 
 
 def peak_memory_bytes() -> int:
@@ -156,7 +170,7 @@ class RunRecord:
         self.write()
 
     def as_dict(self) -> dict[str, Any]:
-        from . import __version__
+        from .version import __version__
 
         return {
             "sparkledock_version": __version__,

@@ -30,7 +30,7 @@ from .docking import (
     prepare_dock_setup,
     with_defaults,
 )
-from .driver import RunOptions, run_setups
+from .engine.driver import RunOptions, run_setups
 from .errors import InputFileError, SparkledockError, SparkledockWarning
 from .fileutil import atomic_write_text, check_output_folder, folder_lock, read_text_input
 from .io.setupdir import SetupDir

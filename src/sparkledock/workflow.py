@@ -9,9 +9,14 @@
 >>> result.timings                                       # seconds per stage
 
 Each is a thin layer over the modules that do the work (:mod:`.docking`,
-:mod:`.setup.prepare`, :mod:`.driver`, :mod:`.analysis`): the CLI and these calls run the same
-code. Options are keyword arguments named as :class:`~sparkledock.docking.DockOptions`'s and
-:class:`~sparkledock.setup.prepare.SetupOptions`'s fields.
+:mod:`.preparation.prepare`, :mod:`.engine.driver`, :mod:`.analysis`). The setup and run
+stages themselves (:func:`prepare`, :func:`execute`: the folder's lock, the run.json record,
+the work) are the ones ``sparkledock setup``/``run`` and LightDock's ``lightdock3_setup.py``/
+``lightdock3.py`` call: the CLI and these calls run the same code, and say what the CLI
+says: the stage lines and the run's progress on stderr (``quiet=True``: warnings only;
+handlers a caller adds to the ``sparkledock`` logger get the lines too). Options
+are keyword arguments named as :class:`~sparkledock.docking.DockOptions`'s and
+:class:`~sparkledock.preparation.prepare.SetupOptions`'s fields.
 """
 
 from __future__ import annotations
@@ -29,8 +34,10 @@ from .runlog import RUN_JSON
 if TYPE_CHECKING:  # (imported where used: ``import sparkledock`` stays light)
     from .analysis.evaluate import Quality
     from .analysis.rank import Ranked
-    from .simulation import RunResult
-    from .system import DockingSetup
+    from .backend import Engine
+    from .engine.simulation import RunResult
+    from .molecule.system import DockingSetup
+    from .preparation.prepare import SetupOptions
 
 
 def _typed(value: str) -> Any:
@@ -113,8 +120,10 @@ def dock(
     Resumes an interrupted docking of the same inputs and options."""
     from .docking import DockOptions
     from .docking import dock as dock_folder
+    from .runlog import console_for_api
 
-    chosen = _split({"quiet": True, **options}, DockOptions, "dock")
+    chosen = _split(options, DockOptions, "dock")
+    console_for_api(chosen.quiet)
     folder = dock_folder(
         receptor,
         ligand,
@@ -127,6 +136,43 @@ def dock(
     return read_dock_result(folder)
 
 
+def prepare(
+    receptor: str | os.PathLike[str],
+    ligand: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    options: SetupOptions,
+    *,
+    restraints: str | os.PathLike[str] | None = None,
+    force: bool = False,
+) -> Path:
+    """The setup stage (``sparkledock setup``, ``lightdock3_setup.py``, :func:`setup`): takes
+    ``out``'s lock, writes the setup folder and its run.json record (inputs, options, time);
+    returns the folder."""
+    from .fileutil import folder_lock
+    from .io.setupdir import SetupDir
+    from .preparation.prepare import prepare_setup
+    from .runlog import LOGGER, RunRecord, file_record
+
+    runrec = RunRecord(Path(out), "setup", options=options)
+    files = {"receptor": receptor, "ligand": ligand, "restraints": restraints}
+    with folder_lock(out):
+        runrec.inputs = {k: file_record(v) for k, v in files.items() if v is not None}
+        with runrec.stage("setup", f"{Path(receptor).name} + {Path(ligand).name}"):
+            folder = prepare_setup(
+                receptor,
+                ligand,
+                out,
+                restraints=restraints,
+                options=options,
+                force=force,
+                progress=lambda line: LOGGER.info(f"setup: {line}"),
+            )
+    config = json.loads(SetupDir(folder).setup_json.read_text())
+    runrec.finish(swarms=config["swarms"], glowworms=config["glowworms"])
+    LOGGER.info(f"setup in {folder}: {config['swarms']} swarms × {options.glowworms} glowworms")
+    return Path(folder)
+
+
 def setup(
     receptor: str | os.PathLike[str],
     ligand: str | os.PathLike[str],
@@ -134,33 +180,86 @@ def setup(
     *,
     restraints: str | os.PathLike[str] | None = None,
     force: bool = False,
+    protocol: str = "sparkledock",
+    quiet: bool = False,
     **options: Any,
 ) -> DockingSetup:
     """Write a LightDock-compatible setup folder (``sparkledock setup``) and return it loaded
-    (:class:`~sparkledock.system.DockingSetup`: partners, pose layout, ``config``, ``path``).
-    ``options``: :class:`~sparkledock.setup.prepare.SetupOptions` fields."""
+    (:class:`~sparkledock.molecule.system.DockingSetup`: partners, pose layout, ``config``,
+    ``path``). ``options``: :class:`~sparkledock.preparation.prepare.SetupOptions` fields;
+    without ``swarm_spacing``, ``protocol`` places the swarms as ``sparkledock setup`` does
+    (restraint-focused with receptor restraints under ``sparkledock``)."""
+    from .docking import protocol_spacing
     from .io.lightdock import load_setup
-    from .setup.prepare import SetupOptions, prepare_setup
+    from .preparation.prepare import SetupOptions
+    from .runlog import console_for_api
 
-    folder = prepare_setup(
+    console_for_api(quiet)
+    chosen = {"anm": True, **options}
+    if chosen.get("swarm_spacing") is None:
+        paratope = bool(chosen.get("paratope", False))
+        chosen["swarm_spacing"] = protocol_spacing(protocol, restraints is not None, paratope)
+    folder = prepare(
         receptor,
         ligand,
         out,
+        _split(chosen, SetupOptions, "setup"),
         restraints=restraints,
-        options=_split({"anm": True, **options}, SetupOptions, "setup"),
         force=force,
     )
     return load_setup(folder)
 
 
+def execute(
+    setup_folder: str | os.PathLike[str] | DockingSetup,
+    steps: int,
+    *,
+    engine: Engine | None = None,
+    comm: Any = None,
+    record: dict[str, Any] | None = None,
+    **simulation: Any,
+) -> RunResult | None:
+    """The run stage (``sparkledock run``, ``lightdock3.py``, :func:`run`): checks the folder
+    holds a setup, takes its lock (on MPI rank 0), records the run in run.json (``record``:
+    the options as given; default, these keywords) and runs
+    :func:`~sparkledock.engine.driver.run_simulation` with ``simulation``'s keywords. Returns
+    its result (None on MPI ranks other than 0)."""
+    import contextlib
+
+    from .backend import Engine
+    from .engine.driver import run_simulation
+    from .fileutil import folder_lock
+    from .io.setupdir import SetupDir
+    from .runlog import RunRecord, untimed
+
+    engine = engine if engine is not None else Engine()
+    path = Path(getattr(setup_folder, "path", setup_folder))  # (a folder, or a loaded setup)
+    root = path if path.is_dir() else path.parent
+    if not SetupDir(root).setup_json.is_file():
+        raise SparkledockError(f"{SetupDir(root).setup_json}: no such file (not a setup folder?)")
+    lead = comm is None or comm.Get_rank() == 0
+    with contextlib.ExitStack() as stack:
+        if lead:  # one process at a time per setup folder
+            stack.enter_context(folder_lock(root))
+        name = f"{engine.backend} {engine.device} {engine.precision}"
+        options = record if record is not None else {"steps": steps, **simulation}
+        runrec = RunRecord(root, "run", options=options, engine=name)
+        with runrec.stage("run", f"{steps} steps") if lead else untimed("run"):
+            result = run_simulation(setup_folder, steps, engine=engine, comm=comm, **simulation)
+        if lead:
+            runrec.finish()
+    return result
+
+
 def run(setup_folder: str | os.PathLike[str], steps: int, **options: Any) -> RunResult:
     """Run GSO on a setup folder (``sparkledock run``): every swarm unless ``swarms`` lists
-    some; returns the :class:`~sparkledock.driver.RunResult` (score history, the final
-    glowworms per swarm, timings). ``options``: :func:`~sparkledock.driver.run_simulation`'s
+    some; returns the :class:`~sparkledock.engine.driver.RunResult` (score history, the final
+    glowworms per swarm, timings). ``options``: :func:`~sparkledock.engine.driver.run_simulation`'s
     keywords (``swarms``, ``scoring``, ``scoring_mode``, ``threads``, ``seed``, ``engine``...)."""
-    from .driver import run_simulation
+    from .runlog import console_for_api
 
-    result = run_simulation(setup_folder, steps, **{"quiet": True, "keep_final": True, **options})
+    console_for_api(bool(options.get("quiet", False)))
+    result = execute(setup_folder, steps, **{"keep_final": True, **options})
     if result is None:  # only under MPI, on ranks other than 0
         raise SparkledockError("run: no result on this MPI rank")
     return result

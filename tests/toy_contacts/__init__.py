@@ -13,8 +13,13 @@ import numpy as np
 from numba import njit, prange
 
 from sparkledock.errors import EngineError
-from sparkledock.pose import PoseLayout, ligand_conformers, receptor_conformers, rotate_lightdock
-from sparkledock.system import Partner
+from sparkledock.molecule.pose import (
+    PoseLayout,
+    ligand_conformers,
+    receptor_conformers,
+    rotate_lightdock,
+)
+from sparkledock.molecule.system import Partner
 
 CUTOFF_A = 5.0
 

@@ -13,7 +13,7 @@ import numpy as np
 from ..fileutil import atomic_write_text
 from ..io.lightdock import GSOOutput, read_gso_output
 from ..io.setupdir import CLUSTER_FILE, model_name
-from ..system import DockingSetup
+from ..molecule.system import DockingSetup
 from .models import complex_atoms, complex_coordinates
 
 BSAS_CUTOFF_A = 4.0

@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial import cKDTree
 
-from ..anm import AMINO_ACIDS, NUCLEIC
-from ..restraints import Restraints
-from ..structure import Atoms
-from ..system import DockingSetup
+from ..molecule.anm import AMINO_ACIDS, NUCLEIC
+from ..molecule.restraints import Restraints
+from ..molecule.structure import Atoms
+from ..molecule.system import DockingSetup
 from .models import complex_coordinates
 
 DEFAULT_CONTACT_CUTOFF_A = 5.0

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from ..errors import InputFileError
-from ..setup.selections import classes
-from ..structure import Atoms
+from ..molecule.structure import Atoms
+from ..preparation.selections import classes
 
 
 def calpha_mask(atoms: Atoms) -> np.ndarray:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import string
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -13,15 +12,15 @@ from scipy.spatial import cKDTree
 from ..errors import InputFileError
 from ..io.lightdock import cleaning
 from ..io.setupdir import SetupDir
-from ..pose import ligand_conformers, receptor_conformers
-from ..structure import (
+from ..molecule.pose import ligand_conformers, receptor_conformers
+from ..molecule.structure import (
     Atoms,
     lightdock_centre,
     read_structure,
     removal_mask,
     write_structures,
 )
-from ..system import DockingSetup, Partner
+from ..molecule.system import DockingSetup, Partner, ligand_chain_ids
 
 
 def _subset(partner: Partner, keep: np.ndarray | None) -> tuple[np.ndarray, ...]:
@@ -50,18 +49,6 @@ def complex_coordinates(
         ],
         axis=1,
     )
-
-
-CHAIN_IDS = string.ascii_uppercase + string.ascii_lowercase + string.digits
-
-
-def ligand_chain_ids(receptor: Atoms, ligand: Atoms) -> dict[str, str]:
-    """The ligand's chain ids in a complex: kept, except those the receptor also has, which
-    take the first ids neither partner uses (so the two partners stay apart in models)."""
-    rec = set(receptor.chain.astype(str))
-    lig = list(dict.fromkeys(ligand.chain.astype(str)))
-    free = (c for c in CHAIN_IDS if c not in rec and c not in lig)
-    return {c: (next(free) if c in rec else c) for c in lig}
 
 
 def complex_atoms(setup: DockingSetup) -> Atoms:

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputFileError
-from ..structure import Atoms, hydrogen_mask, read_structure
-from ..system import DockingSetup
+from ..molecule.structure import Atoms, hydrogen_mask, read_structure
+from ..molecule.system import DockingSetup
 from .models import complex_atoms, complex_coordinates
 
 #: DockQ's thresholds and backbone atoms (DockQ.constants).

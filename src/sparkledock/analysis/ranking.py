@@ -69,9 +69,9 @@ from scipy.spatial import cKDTree
 
 from ..errors import SparkledockError
 from ..io.lightdock import GSOOutput
-from ..pose import EXTENTS_START
-from ..restraints import Restraints
-from ..system import DockingSetup
+from ..molecule.pose import EXTENTS_START
+from ..molecule.restraints import Restraints
+from ..molecule.system import DockingSetup
 from .filter import satisfaction
 from .models import complex_coordinates
 from .rank import Ranked, rank_glowworms
@@ -122,20 +122,15 @@ def population(
     return np.asarray(hits, dtype=np.int64)
 
 
-#: Scoring functions without normal-mode support (LightDock refuses ANM with them): they
-#: re-score the poses on the partners as given (the normal-mode extents are dropped).
-RIGID_ONLY = ("mj3h", "tobi")
-
-
 def rescore(setup: DockingSetup, poses: np.ndarray, function: str) -> np.ndarray:
     """Scores of poses by another scoring function (its exact numba kernel); a rigid-only
-    one (:data:`RIGID_ONLY`) scores the rigid-body part of each pose on the unflexed
-    partners."""
+    one (its class's ``rigid_only``: no normal-mode support, LightDock refuses ANM with it)
+    scores the rigid-body part of each pose on the unflexed partners."""
     from ..scoring import get_scoring
 
     scoring = get_scoring(function)
     receptor, ligand = setup.receptor, setup.ligand
-    if function in RIGID_ONLY and (receptor.n_modes or ligand.n_modes):
+    if getattr(scoring, "rigid_only", False) and (receptor.n_modes or ligand.n_modes):
         receptor, ligand = receptor.without_modes(), ligand.without_modes()
         poses = np.ascontiguousarray(np.asarray(poses)[:, :EXTENTS_START])
     return scoring.score(scoring.prepare(receptor, ligand), poses)

@@ -12,8 +12,8 @@ import configparser
 import os
 from dataclasses import replace
 
-from ..errors import InputFileError
-from ..gso import GSOParameters
+from ..engine.gso import GSOParameters
+from ..errors import InputFileError, SparkledockError
 
 #: key in the file -> GSOParameters field, and its type
 KEYS: dict[str, tuple[str, type]] = {
@@ -56,3 +56,25 @@ def read_gso_config(
         except ValueError:
             raise InputFileError(f"{path}: [GSO] {key} = {text!r} is not a number") from None
     return replace(base or GSOParameters(), **values)
+
+
+def gso_parameters(
+    config: str | os.PathLike[str] | None = None,
+    *,
+    translation_step: float = 0.5,
+    rotation_step: float = 0.5,
+    nmodes_step: float = 0.5,
+    local_minimization: bool = False,
+) -> GSOParameters:
+    """The GSO constants of a run (LightDock's, or a configuration file's) with its step
+    sizes and ``-min``; a step size that is not positive is refused."""
+    params = read_gso_config(config) if config else GSOParameters()
+    steps = {
+        "translation_step": translation_step,
+        "rotation_step": rotation_step,
+        "nmodes_step": nmodes_step,
+    }
+    for name, value in steps.items():
+        if not value > 0:
+            raise SparkledockError(f"--{name.replace('_', '-')} must be positive, got {value}")
+    return replace(params, **steps, local_minimization=local_minimization)

@@ -16,10 +16,10 @@ import numpy as np
 
 from ..errors import InputFileError, PoseError
 from ..fileutil import atomic_write_text, read_text_input
-from ..geometry import lightdock_rotate
-from ..pose import PoseLayout
-from ..structure import Atoms, centred, clean, lightdock_centre, read_structure
-from ..system import DockingSetup, Partner
+from ..molecule.geometry import lightdock_rotate
+from ..molecule.pose import PoseLayout
+from ..molecule.structure import Atoms, centred, clean, lightdock_centre, read_structure
+from ..molecule.system import DockingSetup, Partner
 from .setupdir import (
     LIG_MODES_FILE,
     REC_MODES_FILE,
@@ -45,7 +45,7 @@ def _load_npy(path: Path) -> np.ndarray:
 
 def cleaning(config: dict) -> dict[str, bool]:
     """The cleaning a setup applied (its ``noh``/``now``/``noxt`` flags), as the keyword
-    options of :func:`sparkledock.structure.clean` and ``removal_mask``."""
+    options of :func:`sparkledock.molecule.structure.clean` and ``removal_mask``."""
     return {
         "remove_hydrogens": bool(config.get("noh", False)),
         "remove_water": bool(config.get("now", False)),

@@ -1,5 +1,6 @@
 """Restraint files: LightDock's ``R A.ILE.16 [A|P|B]`` / ``L B.LYS.7`` lines and HADDOCK's
-ambiguous restraint tables (``.tbl``), read into :class:`sparkledock.restraints.Restraints`.
+ambiguous restraint tables (``.tbl``), read into
+:class:`sparkledock.molecule.restraints.Restraints`.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import numpy as np
 
 from ..errors import InputFileError, RestraintError
 from ..fileutil import read_text_input
-from ..restraints import KINDS, Restraints, parse_residue_id
-from ..structure import Atoms
+from ..molecule.restraints import KINDS, Restraints, parse_residue_id
+from ..molecule.structure import Atoms
 
 
 def read_restraints(path: str | os.PathLike[str]) -> Restraints:

@@ -16,13 +16,14 @@ import numpy as np
 
 from ..backend import Engine
 from ..errors import EngineError, UnsupportedAtomError
-from ..restraints import Restraints
-from ..system import Partner
+from ..molecule.restraints import Restraints
+from ..molecule.system import Partner
 from .cpydock import CPyDock
 from .dfire import DFIRE, SoftDFIRE
 from .dfire2 import DFIRE2
 from .dna import DNA
 from .mj3h import MJ3h
+from .names import from_lightdock, to_lightdock
 from .pisa import PISA
 from .pydfire import PyDFIRE
 from .sd import SD
@@ -49,6 +50,8 @@ class ScoringFunction(Protocol):
     backends: dict[str, str]
     #: interaction cutoff (Å): pairs farther apart add nothing
     cutoff: float
+    #: (optional, default False) no normal-mode support: LightDock refuses ANM with it
+    rigid_only: bool
 
     def typed_atoms(
         self, partner: Partner, *, source: str = ..., skip_unknown: bool = False
@@ -129,7 +132,7 @@ def check_molecules(function: Any, partner: Partner, source: str = "structure") 
     Raises:
         UnsupportedAtomError: a nucleotide given to a protein-only function.
     """
-    from ..residues import nucleic_kind
+    from ..molecule.residues import nucleic_kind
 
     atoms = partner.atoms
     kinds = np.array([nucleic_kind(str(r)) for r in atoms.res_name], dtype=object)
@@ -149,22 +152,6 @@ def check_molecules(function: Any, partner: Partner, source: str = "structure") 
                 f"{atoms.ins_code[i]} is {kinds[i].upper()} (functions for it: "
                 f"{', '.join(able)})"
             )
-
-
-#: LightDock 0.9.4's names (``lightdock3.py -s``, its scoring files) that are not
-#: sparkledock's: its C ``fastdfire`` is sparkledock's ``dfire``, its Python ``dfire`` is
-#: ``pydfire``; every other name is the same in both.
-FROM_LIGHTDOCK = {"fastdfire": "dfire", "dfire": "pydfire"}
-
-
-def from_lightdock(name: str) -> str:
-    """sparkledock's name of LightDock's scoring function ``name``."""
-    return FROM_LIGHTDOCK.get(name.lower(), name.lower())
-
-
-def to_lightdock(name: str) -> str:
-    """LightDock's module name (``lightdock.scoring.<name>``) of sparkledock's ``name``."""
-    return {v: k for k, v in FROM_LIGHTDOCK.items()}.get(name, name)
 
 
 def describe_scoring() -> list[dict[str, Any]]:

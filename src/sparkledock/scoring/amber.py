@@ -18,7 +18,7 @@ from importlib import resources
 import numpy as np
 
 from ..errors import SkippedAtomWarning, UnsupportedAtomError
-from ..system import Partner
+from ..molecule.system import Partner
 
 #: residue names LightDock renames before the lookup (vdw, cpydock)
 RESIDUE_ALIASES = {"HIS": "HID"}

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..backend import Engine
 from ..errors import EngineError, SkippedAtomWarning, UnsupportedAtomError
-from ..pose import PoseLayout
+from ..molecule.pose import PoseLayout
 from .groups import restraint_groups
 from .terms import Terms, lightdock_score
 

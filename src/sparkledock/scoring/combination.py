@@ -19,8 +19,9 @@ import numpy as np
 
 from ..backend import Engine
 from ..errors import EngineError, InputFileError
-from ..restraints import Restraints
-from ..system import Partner
+from ..molecule.restraints import Restraints
+from ..molecule.system import Partner
+from .names import from_lightdock
 
 
 def _weight(text: str, where: str) -> float:
@@ -37,8 +38,6 @@ def read_scoring_file(path: str | os.PathLike[str]) -> list[tuple[str, float]]:
     """``(name, weight)`` pairs of a LightDock scoring file, in file order, named as
     sparkledock names them: the file's names are LightDock's (``fastdfire`` is ``dfire``,
     ``dfire`` is ``pydfire``)."""
-    from . import from_lightdock
-
     terms = []
     for lineno, raw in enumerate(Path(path).read_text().splitlines(), start=1):
         line = raw.split("#", 1)[0].strip()

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import RestraintError
-from ..restraints import Restraints
-from ..system import Partner
+from ..molecule.restraints import Restraints
+from ..molecule.system import Partner
 
 
 def residue_groups(residue_ids: np.ndarray, wanted: list[str]) -> tuple[np.ndarray, list[str]]:

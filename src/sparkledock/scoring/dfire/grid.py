@@ -1,5 +1,5 @@
 """DFIRE's fast path: the receptor's DFIRE field on a grid, so a pose costs one lookup per
-ligand atom instead of a sum over receptor–ligand pairs (DESIGN.md §4).
+ligand atom instead of a sum over receptor–ligand pairs.
 
 For each ligand atom type ``b`` present, ``F_b(x) = Σ_i table[type_i, b, bin(|x − r_i|)]`` over
 the receptor atoms ``i`` (undeformed), sampled on a regular grid of spacing ``h`` and
@@ -27,7 +27,7 @@ exact path (``(E·0.0157 − 4.7)·(−1)``). Decided by measurement (docs/perfo
   undeformed receptor's (the extents still move, as in LightDock's GSO). Mode ``fast-flex``
   lets them in as a local shift (:class:`ReceptorShift`): the receptor's displacement near
   the ligand is carried by the ligand's translation. Either way the final glowworms are
-  re-scored exactly (:mod:`sparkledock.simulation`), so every reported score is exact.
+  re-scored exactly (:mod:`sparkledock.engine.simulation`), so every reported score is exact.
 * **Restraint and membrane terms are exact** for the undeformed receptor: interface pairs
   (closer than the exact path's interface distance) are found with cell lists of the
   restraint atoms (:mod:`.grid_numba`).
@@ -42,8 +42,8 @@ from functools import cache
 import numpy as np
 from numba import njit, prange
 
+from ...backend import DEFAULT_FIELD_BUDGET
 from ...errors import FieldTooLargeError
-from ...memory import DEFAULT_FIELD_BUDGET
 from .model import (
     DFIRE_CUTOFF2,
     DFIRE_CUTOFF_A,

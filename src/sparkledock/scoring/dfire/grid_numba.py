@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from ...pose import EXTENTS_START
+from ...molecule.pose import EXTENTS_START
 from ..numba_common import flag_pair, numba_threads, store_fractions
 from ..terms import Terms
 from .grid import DFIREField, cell_list, predicted_bytes

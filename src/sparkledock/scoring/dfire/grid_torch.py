@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from ...backend import Engine
-from ...pose import EXTENTS_START
+from ...molecule.pose import EXTENTS_START
 from ..terms import Terms
 from .grid import ReceptorShift, corner_sum
 from .grid_numba import CONTACT_ALL, CONTACT_CHECK, MASK_BITS, GridArrays

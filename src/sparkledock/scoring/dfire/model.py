@@ -39,11 +39,11 @@ import numpy as np
 
 from ...backend import Engine
 from ...errors import EngineError, SkippedAtomWarning, UnsupportedAtomError
-from ...pose import PoseLayout
-from ...residues import MEMBRANE_RESIDUE
-from ...restraints import Restraints
-from ...spatial import DEFAULT_TILE_SIZE, Tiles, build_tiles
-from ...system import Partner
+from ...molecule.pose import PoseLayout
+from ...molecule.residues import MEMBRANE_RESIDUE
+from ...molecule.restraints import Restraints
+from ...molecule.spatial import DEFAULT_TILE_SIZE, Tiles, build_tiles
+from ...molecule.system import Partner
 from ..groups import residue_groups, restraint_groups
 from ..terms import Terms, lightdock_score
 

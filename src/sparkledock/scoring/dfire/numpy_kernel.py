@@ -1,6 +1,6 @@
 """Plain NumPy all-pairs DFIRE: the test oracle for every other backend.
 
-No culling and no tiles: build each conformer with :mod:`sparkledock.pose`, form the full
+No culling and no tiles: build each conformer with :mod:`sparkledock.molecule.pose`, form the full
 receptor × ligand distance matrix and sum the table entries of pairs within the cutoff in
 receptor-major order (``np.cumsum`` adds sequentially, like LightDock's C loop).
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...pose import deform, rotate_lightdock
+from ...molecule.pose import deform, rotate_lightdock
 from ..terms import Terms
 from .model import (
     DFIRE_CUTOFF2,

@@ -30,11 +30,10 @@ from importlib.util import find_spec
 import numpy as np
 import torch
 
-from ...backend import Engine
-from ...memory import default_workspace
-from ...pose import EXTENTS_START, ROTATION, TRANSLATION
-from ...pose import rotate_lightdock as rotate
-from ...spatial import build_tiles
+from ...backend import Engine, default_workspace
+from ...molecule.pose import EXTENTS_START, ROTATION, TRANSLATION
+from ...molecule.pose import rotate_lightdock as rotate
+from ...molecule.spatial import build_tiles
 from ..terms import Terms
 from .model import (
     BINS,

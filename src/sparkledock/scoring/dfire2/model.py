@@ -41,9 +41,9 @@ import numpy as np
 
 from ...backend import Engine
 from ...errors import EngineError
-from ...pose import PoseLayout
-from ...restraints import Restraints
-from ...system import Partner
+from ...molecule.pose import PoseLayout
+from ...molecule.restraints import Restraints
+from ...molecule.system import Partner
 from ..base import KernelScoring
 from ..groups import restraint_groups
 from ..terms import Terms, lightdock_score

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...pose import ligand_conformers, receptor_conformers
+from ...molecule.pose import ligand_conformers, receptor_conformers
 from ..terms import Terms
 from .model import INTERFACE_2D, N_BINS, N_TYPES, DFIRE2Model
 

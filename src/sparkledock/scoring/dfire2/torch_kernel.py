@@ -18,9 +18,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ...backend import Engine
-from ...memory import default_workspace
-from ...pose import rotate_lightdock
+from ...backend import Engine, default_workspace
+from ...molecule.pose import rotate_lightdock
 from ..terms import Terms
 from ..vdw.torch_kernel import _fractions
 from .model import INTERFACE_2D, N_BINS, N_TYPES, DFIRE2Model, dfire2_score

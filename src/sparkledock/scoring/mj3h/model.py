@@ -23,9 +23,9 @@ from typing import Any, ClassVar
 import numpy as np
 from numba import njit, prange
 
-from ...pose import PoseLayout
-from ...restraints import Restraints
-from ...system import Partner
+from ...molecule.pose import PoseLayout
+from ...molecule.restraints import Restraints
+from ...molecule.system import Partner
 from ..base import KernelScoring, refuse_normal_modes
 from ..numba_common import ligand_conformer, numba_threads
 from ..terms import Terms

@@ -24,8 +24,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ...restraints import Restraints
-from ...system import Partner
+from ...molecule.restraints import Restraints
+from ...molecule.system import Partner
 from ..base import KernelScoring, TypedAtomModel, lookup_types, prepare_typed
 
 N_TYPES = 32

@@ -13,7 +13,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from ...pose import EXTENTS_START
+from ...molecule.pose import EXTENTS_START
 from ..base import TypedAtomModel
 from ..numba_common import (
     flag_pair,

@@ -25,8 +25,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ...restraints import Restraints
-from ...system import Partner
+from ...molecule.restraints import Restraints
+from ...molecule.system import Partner
 from ..base import KernelScoring, TypedAtomModel, lookup_types, prepare_typed
 from ..dfire.model import BINS, dfire_table
 from ..terms import lightdock_score

@@ -16,8 +16,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ...restraints import Restraints
-from ...system import Partner
+from ...molecule.restraints import Restraints
+from ...molecule.system import Partner
 from ..amber import amber_atoms
 from ..vdw.model import PairModel, VdW, prepare_pair_model
 

@@ -33,9 +33,9 @@ import numpy as np
 from numba import njit, prange
 
 from ...errors import UnsupportedAtomError
-from ...pose import EXTENTS_START, PoseLayout
-from ...restraints import Restraints
-from ...system import Partner
+from ...molecule.pose import EXTENTS_START, PoseLayout
+from ...molecule.restraints import Restraints
+from ...molecule.system import Partner
 from ..base import KernelScoring
 from ..numba_common import ligand_conformer, numba_threads, receptor_atom
 from ..terms import Terms

@@ -16,9 +16,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ...backend import Engine
-from ...pose import PoseLayout
-from ...restraints import Restraints
-from ...system import Partner
+from ...molecule.pose import PoseLayout
+from ...molecule.restraints import Restraints
+from ...molecule.system import Partner
 from ..amber import amber_atoms
 from ..base import KernelScoring
 from ..groups import restraint_groups

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from ...pose import EXTENTS_START
+from ...molecule.pose import EXTENTS_START
 from ..numba_common import (
     flag_pair,
     near_ligand,

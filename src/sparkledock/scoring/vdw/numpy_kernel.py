@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...pose import ligand_conformers, receptor_conformers
+from ...molecule.pose import ligand_conformers, receptor_conformers
 from ..terms import Terms
 from .model import INTERFACE_CUTOFF_A, VDW_CAP, VDW_CUTOFF_A, PairModel
 

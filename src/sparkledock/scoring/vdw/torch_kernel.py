@@ -17,9 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ...backend import Engine
-from ...memory import default_workspace
-from ...pose import rotate_lightdock
+from ...backend import Engine, default_workspace
+from ...molecule.pose import rotate_lightdock
 from ..terms import Terms, lightdock_score
 from .model import INTERFACE_CUTOFF_A, VDW_CAP, VDW_CUTOFF_A, PairModel
 

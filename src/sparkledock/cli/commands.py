@@ -1,0 +1,347 @@
+"""The ``sparkledock`` subcommands: each translates its parsed arguments into a call of the
+stage API (:mod:`sparkledock.workflow`, :mod:`sparkledock.docking`, :mod:`sparkledock.analysis`)
+and prints what it wrote."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import SparkledockError
+from ..io.lightdock import load_setup, read_poses
+from ..io.setupdir import SetupDir, model_name
+from ..scoring.prepared import prepare_scoring
+from ..version import __version__
+
+if TYPE_CHECKING:
+    from ..docking import DockOptions
+
+#: Poses scored per call when streaming results (and reporting progress).
+from .options import (
+    CHUNK,
+    engine_of,
+    example_dir,
+    report_run,
+    run_options,
+    setup_options,
+    vars_of,
+)
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    engine = engine_of(args)
+    prepared = prepare_scoring(
+        args.setup_dir,
+        restraints=args.restraints,
+        scoring=args.scoring,
+        lightdock_compat=not args.no_lightdock_compat,
+        skip_unknown=args.skip_unknown,
+    )
+    poses = read_poses(args.poses, prepared.setup.layout)
+    total = len(poses)
+    start = time.perf_counter()
+    parts_of = getattr(prepared.function, "term_scores", None) if args.terms else None
+    if args.terms:
+        names = list(prepared.model.names) if parts_of else [prepared.function.name]
+        sys.stdout.write(",".join(["score", *names]) + "\n")
+    for first in range(0, total, CHUNK):
+        chunk = poses[first : first + CHUNK]
+        if parts_of is not None:  # each function's weighted score next to the total
+            parts = parts_of(prepared.model, chunk, threads=args.threads, engine=engine)
+            scores = sum(parts.values(), np.zeros(len(chunk)))
+            columns = [scores, *parts.values()]
+            rows = zip(*columns, strict=True)
+            sys.stdout.write("".join(",".join(repr(float(v)) for v in r) + "\n" for r in rows))
+        else:
+            scores = prepared.score(chunk, threads=args.threads, engine=engine)
+            repeat = 2 if args.terms else 1  # (one function: its term is the score)
+            sys.stdout.write("".join(",".join([repr(float(s))] * repeat) + "\n" for s in scores))
+        sys.stdout.flush()
+        if total > CHUNK:
+            done = min(first + CHUNK, total)
+            rate = done / (time.perf_counter() - start)
+            print(f"sparkledock: scored {done}/{total} poses ({rate:,.0f}/s)", file=sys.stderr)
+    return 0
+
+
+def cmd_setup(args: argparse.Namespace) -> int:
+    from ..workflow import prepare
+
+    options = setup_options(vars(args))
+    prepare(
+        args.receptor,
+        args.ligand,
+        args.output,
+        options,
+        restraints=args.restraints,
+        force=args.force,
+    )
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from ..engine.parallel import mpi_world
+    from ..workflow import execute
+
+    engine = engine_of(args, exact=args.exact)
+    comm = mpi_world()
+    result = execute(
+        args.setup,
+        args.steps,
+        engine=engine,
+        comm=comm,
+        record=vars_of(args),
+        **run_options(vars(args)),
+    )
+    if not args.quiet:
+        report_run(result, comm)
+    return 0
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from ..analysis.models import write_models
+    from ..io.lightdock import read_gso_output
+
+    setup = load_setup(args.setup_dir)
+    data = read_gso_output(args.gso_file)
+    count = min(args.glowworms, len(data.poses))
+    folder = Path(args.gso_file).parent
+    suffix = ".cif" if args.format == "cif" else ".pdb"
+    names = [Path(model_name(i)).with_suffix(suffix).name for i in range(count)]
+    write_models(setup, data.poses[:count], [folder / n for n in names])
+    print(f"sparkledock: wrote {count} models in {folder}", file=sys.stderr)
+    return 0
+
+
+def cmd_cluster(args: argparse.Namespace) -> int:
+    from ..analysis.cluster import write_cluster_repr
+
+    target = write_cluster_repr(load_setup(args.setup_dir), args.gso_file)
+    print(f"sparkledock: wrote {target}", file=sys.stderr)
+    return 0
+
+
+def cmd_rank(args: argparse.Namespace) -> int:
+    from ..analysis.rank import chosen_glowworms, rank_glowworms, write_ranking
+    from ..analysis.ranking import NEEDS, rerank
+
+    if args.method not in NEEDS:
+        raise SparkledockError(
+            f"--method {args.method!r}: no such ranking (known: {', '.join(NEEDS)})"
+        )
+    root = Path(args.setup_dir)
+    chosen = chosen_glowworms(
+        root, list(range(args.swarms)), args.step, use_clusters=not args.ignore_clusters
+    )
+    if args.method == "dfire" and not args.diverse:
+        ranking, target = rank_glowworms(chosen), SetupDir(root).ranking
+    else:
+        ranking = rerank(load_setup(root), chosen, args.method, args.diverse)
+        name = args.method + ("_diverse" if args.diverse else "")
+        target = root / f"rank_by_{name}.list"
+    write_ranking(target, ranking)
+    print(f"sparkledock: ranked {len(ranking)} solutions in {target}", file=sys.stderr)
+    return 0
+
+
+def cmd_filter(args: argparse.Namespace) -> int:
+    from ..analysis.filter import satisfaction
+    from ..analysis.rank import read_ranking, write_ranking
+    from ..io.restraints import read_restraints
+
+    setup = load_setup(args.setup_dir)
+    ranking = [r for r in read_ranking(args.ranking) if r.score > 0.0]
+    poses = np.array([r.pose for r in ranking]).reshape(-1, setup.layout.size)
+    molecules = ("nucleic" if args.rnuc else "all", "nucleic" if args.lnuc else "all")
+    fractions = satisfaction(
+        setup,
+        poses,
+        read_restraints(args.restraints),
+        args.cutoff,
+        args.include_passive,
+        molecules,
+    )
+    kept = [r for r, f in zip(ranking, fractions, strict=True) if f >= args.fnat]
+    target = Path(args.ranking).with_name("rank_filtered.list")
+    write_ranking(target, kept)
+    for r, f in zip(ranking, fractions, strict=True):
+        print(f"{SetupDir(Path()).model(r.swarm, r.glowworm)} {f:5.3f}")
+    print(
+        f"sparkledock: {len(kept)} of {len(ranking)} solutions satisfy at least "
+        f"{args.fnat:.0%} of the restraints: {target}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def cmd_top(args: argparse.Namespace) -> int:
+    from ..analysis.models import write_models
+    from ..analysis.rank import read_ranking
+
+    setup = load_setup(args.setup_dir)
+    best = read_ranking(args.ranking)[: args.n]
+    poses = np.array([r.pose for r in best]).reshape(-1, setup.layout.size)
+    out = Path(args.output)
+    suffix = ".cif" if args.format == "cif" else ".pdb"
+    write_models(setup, poses, [out / f"top_{i + 1}{suffix}" for i in range(len(best))])
+    print(f"sparkledock: wrote {len(best)} models top_1..top_{len(best)} in {out}", file=sys.stderr)
+    return 0
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from ..analysis.evaluate import evaluate
+
+    print("model,DockQ,fnat,iRMSD,LRMSD,CAPRI")
+    for model in args.models:
+        q = evaluate(model, args.reference)
+        print(f"{model},{q.dockq:.4f},{q.fnat:.4f},{q.irmsd:.3f},{q.lrmsd:.3f},{q.capri}")
+    return 0
+
+
+def dock_options(args: argparse.Namespace, **fixed: int) -> DockOptions:
+    """`dock`/`screen` options from the command line (``fixed`` overrides, for --example)."""
+    from ..docking import DockOptions
+
+    chosen = {k: getattr(args, k) for k in ("steps", "glowworms", "swarms", "top")}
+    chosen["map_modified"] = not getattr(args, "no_map_modified", False)
+    chosen["scoring"] = args.scoring
+    chosen["scoring_mode"] = args.scoring_mode
+    chosen["rank_method"] = getattr(args, "rank_method", None)
+    chosen["diverse"] = getattr(args, "diverse", False)
+    chosen["membrane"] = getattr(args, "membrane", False)
+    chosen["transmembrane"] = getattr(args, "transmembrane", False)
+    chosen["paratope"] = getattr(args, "paratope", False)
+    chosen["refine"] = getattr(args, "refine", False)
+    chosen["protocol"] = args.protocol
+    chosen["swarm_spacing"] = args.swarm_spacing
+    chosen["stop_tolerance"] = args.stop_tolerance
+    chosen.update(fixed)
+    return DockOptions(**chosen, threads=args.threads, quiet=args.quiet, engine=engine_of(args))
+
+
+def cmd_dock(args: argparse.Namespace) -> int:
+    from ..docking import dock
+
+    if args.example:
+        ex = example_dir()
+        receptor, ligand = ex / "2X9A_r_u.pdb", ex / "2X9A_l_u.pdb"
+        restraints, reference = SetupDir(ex).restraints, ex / "2X9A_target.pdb"
+        options = dock_options(args, steps=60, glowworms=100, swarms=20, top=5)
+        if importlib.util.find_spec("DockQ") is None:
+            from ..analysis.evaluate import DOCKQ_HINT
+            from ..runlog import LOGGER
+
+            LOGGER.info(f"the example docks without its reference: {DOCKQ_HINT}")
+            reference = None
+        out = args.output or "sparkledock_example"
+    else:
+        if not (args.receptor and args.ligand):
+            raise SparkledockError("dock needs RECEPTOR and LIGAND (or --example)")
+        receptor, ligand, restraints = args.receptor, args.ligand, args.restraints
+        reference = args.reference
+        options = dock_options(args)
+        out = args.output or "sparkledock_out"
+    from ..engine.parallel import mpi_world
+
+    folder = dock(
+        receptor,
+        ligand,
+        out,
+        restraints=restraints,
+        reference=reference,
+        options=options,
+        force=args.force,
+        comm=mpi_world(),
+    )
+    if folder is None:  # an MPI rank other than 0
+        return 0
+    from ..runlog import LOGGER
+
+    LOGGER.info(f"top models, ranking.csv, report.html and run.json in {folder}")
+    return 0
+
+
+def cmd_screen(args: argparse.Namespace) -> int:
+    from ..engine.parallel import mpi_world
+    from ..screen import screen
+
+    summary = screen(args.pairs, args.output, options=dock_options(args), comm=mpi_world())
+    if summary is not None:
+        sys.stdout.write(summary.read_text())
+        print(f"sparkledock: per-pair results and summary.csv in {args.output}", file=sys.stderr)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    ex = example_dir()
+    reference = json.loads((ex / "lightdock_scores.json").read_text())
+    setup = load_setup(ex)
+    poses = read_poses(ex / "poses.dat", setup.layout)
+    rows = []
+    for label, restraints, key in (
+        ("no restraints", None, "scores"),
+        ("restraints", SetupDir(ex).restraints, "scores_with_restraints"),
+    ):
+        prepared = prepare_scoring(setup, restraints=restraints)
+        prepared.score(poses[:1], threads=args.threads)  # compile once
+        start = time.perf_counter()
+        ours = prepared.score(poses, threads=args.threads)
+        elapsed = time.perf_counter() - start
+        ref = np.array(reference[key])
+        rows.append((label, ours, ref, elapsed))
+    print(
+        f"sparkledock {__version__} demo: DFIRE scores of {len(poses)} poses of 2X9A "
+        f"(example at {ex})"
+    )
+    print(f"{'':>4}  {'no restraints':^37}  {'with restraints':^37}")
+    head = f"{'sparkledock':>18} {'LightDock 0.9.4':>18}"
+    print(f"{'pose':>4}  {head}  {head}")
+    for i in range(len(poses)):
+        cells = [f"{rows[r][c][i]:>18.12f}" for r in (0, 1) for c in (1, 2)]
+        print(f"{i + 1:>4}  {cells[0]} {cells[1]}  {cells[2]} {cells[3]}")
+    ok = True
+    for label, ours, ref, elapsed in rows:
+        rel = float(np.max(np.abs(ours - ref) / np.maximum(np.abs(ref), 1e-300)))
+        same = int(np.sum(ours == ref))
+        ok &= rel <= 1e-9
+        print(
+            f"{label}: {same}/{len(ref)} scores bit-identical to LightDock 0.9.4, "
+            f"max relative difference {rel:.1e}; {len(ref) / elapsed:,.0f} poses/s"
+        )
+    return 0 if ok else 1
+
+
+def cmd_scoring_list(args: argparse.Namespace) -> int:
+    """The scoring functions, their backends and the molecules they score."""
+    from ..scoring import describe_scoring
+
+    for row in describe_scoring():
+        print(
+            f"{row['name']:<10} backends: {', '.join(row['backends']):<20} "
+            f"molecules: {', '.join(row['molecules']):<18} {row['summary']}"
+        )
+    return 0
+
+
+def cmd_lightdock(args: argparse.Namespace) -> int:
+    from ..lightdock.commands import main as lightdock_main
+
+    return lightdock_main(args.name, args.arguments)
+
+
+def cmd_lightdock_commands(args: argparse.Namespace) -> int:
+    from ..lightdock.commands import install_commands
+
+    written = install_commands(args.folder, force=args.force)
+    print(
+        f"sparkledock: wrote {', '.join(p.name for p in written)} in {args.folder}",
+        file=sys.stderr,
+    )
+    return 0

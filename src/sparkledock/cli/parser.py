@@ -1,0 +1,361 @@
+"""The ``sparkledock`` argument parser: every subcommand, its options and its handler."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from ..seeds import DEFAULT_SEED
+from ..version import __version__
+
+if TYPE_CHECKING:
+    pass
+
+#: Poses scored per call when streaming results (and reporting progress).
+from .commands import (
+    cmd_cluster,
+    cmd_demo,
+    cmd_dock,
+    cmd_evaluate,
+    cmd_filter,
+    cmd_generate,
+    cmd_lightdock,
+    cmd_lightdock_commands,
+    cmd_rank,
+    cmd_run,
+    cmd_score,
+    cmd_scoring_list,
+    cmd_screen,
+    cmd_setup,
+    cmd_top,
+)
+from .options import (
+    add_engine_options,
+    add_logging_options,
+    add_modified_option,
+    add_placement_options,
+    add_protocol_options,
+    add_rank_options,
+    add_scoring_mode_option,
+    add_scoring_option,
+    add_spacing_options,
+    add_stop_option,
+    at_least,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sparkledock",
+        description="Fast, flexible protein-protein docking, compatible with LightDock.",
+    )
+    parser.add_argument("--version", action="version", version=f"sparkledock {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("score", help="score poses of a LightDock setup (one score per line)")
+    p.add_argument(
+        "setup_dir",
+        help="LightDock setup directory (setup.json, lightdock_*.pdb, "
+        "masks, lightdock_rec/lig.nm.npy)",
+    )
+    p.add_argument("poses", help="poses file, one pose per line (initial_positions format)")
+    p.add_argument("--restraints", help="LightDock restraints file (active restraints count)")
+    add_scoring_option(p, "scoring function")
+    p.add_argument(
+        "--terms",
+        action="store_true",
+        help="CSV with a header: the score, then each function's weighted score",
+    )
+    p.add_argument("--threads", type=at_least(1), default=None, help="CPU threads (default: all)")
+    add_engine_options(p)
+    p.add_argument(
+        "--no-lightdock-compat",
+        action="store_true",
+        help="use a true 3.9 Å interface cutoff and the last bin at 15 Å instead of "
+        "LightDock's quirks",
+    )
+    p.add_argument(
+        "--skip-unknown",
+        action="store_true",
+        help="drop atoms DFIRE has no type for (with a warning) instead of failing",
+    )
+    p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("scoring", help="scoring functions: `sparkledock scoring list`")
+    p.add_argument("action", choices=["list"], help="list: name, backends, molecule types")
+    p.set_defaults(func=cmd_scoring_list)
+
+    p = sub.add_parser("setup", help="prepare a LightDock-compatible setup from two structures")
+    p.add_argument("receptor", help="receptor PDB or mmCIF")
+    p.add_argument("ligand", help="ligand PDB or mmCIF")
+    add_logging_options(p)
+    p.add_argument("-g", "--glowworms", type=int, default=200, help="glowworms per swarm")
+    p.add_argument(
+        "-s",
+        "--swarms",
+        type=int,
+        default=0,
+        help="number of swarms (default: from the receptor's surface area)",
+    )
+    p.add_argument("--anm", "-anm", action="store_true", help="use normal modes")
+    p.add_argument("--anm-rec", "-anm_rec", dest="anm_rec", type=at_least(0), default=10)
+    p.add_argument("--anm-lig", "-anm_lig", dest="anm_lig", type=at_least(0), default=10)
+    p.add_argument(
+        "--anm-rmsd",
+        dest="anm_rmsd",
+        type=float,
+        default=0.5,
+        help="mean RMSD (Å) of conformers with unit mode extents (0.5); the receptor's only "
+        "when --anm-lig-rmsd is given",
+    )
+    p.add_argument(
+        "--anm-lig-rmsd",
+        "-anm_lig_rmsd",
+        dest="anm_lig_rmsd",
+        type=float,
+        default=None,
+        help="the ligand's mode amplitude (default: --anm-rmsd)",
+    )
+    p.add_argument(
+        "--anm-seed",
+        "-seed_anm",
+        dest="anm_seed",
+        type=int,
+        default=None,
+        help="seed of the modes' amplitudes and starting mode extents (default: --seed)",
+    )
+    p.add_argument(
+        "--surface-density",
+        "-sd",
+        dest="surface_density",
+        type=float,
+        default=50.0,
+        help="Å² of receptor surface per swarm when the count comes from the surface (50)",
+    )
+    p.add_argument(
+        "--fixed-distance",
+        "-fd",
+        dest="fixed_distance",
+        type=float,
+        default=0.0,
+        help="swarm centres this far (Å) from the surface (0: a quarter of the ligand's size)",
+    )
+    p.add_argument(
+        "--swarms-per-restraint",
+        "-spr",
+        dest="swarms_per_restraint",
+        type=at_least(1),
+        default=20,
+        help="swarms per receptor restraint residue (20; with --swarm-spacing, at most)",
+    )
+    add_spacing_options(p)
+    p.add_argument(
+        "--dense-sampling",
+        "--ds",
+        dest="dense_sampling",
+        action="store_true",
+        help="every surface point left after the filters is a swarm (no final clustering)",
+    )
+    p.add_argument(
+        "--flip",
+        "-flip",
+        action="store_true",
+        help="with restraints on both partners, turn half the starting ligands by 180°",
+    )
+    p.add_argument(
+        "--lightdock-poses",
+        dest="lightdock_poses",
+        action="store_true",
+        help="draw starting poses as LightDock does (one generator over all swarms), so the "
+        "setup's files equal LightDock 0.9.4's; default: one generator per swarm",
+    )
+    p.add_argument(
+        "--starting-positions",
+        "-sp",
+        dest="starting",
+        action="store_true",
+        help="also write each swarm's starting poses as PDB and BILD files in init/",
+    )
+    add_placement_options(p)
+    p.add_argument(
+        "--swarm-radius",
+        "-sr",
+        dest="swarm_radius",
+        type=float,
+        default=10.0,
+        help="radius (Å) of the ball of starting translations around a swarm centre (10)",
+    )
+    p.add_argument("-r", "--restraints", "-rst", help="LightDock restraints or HADDOCK .tbl")
+    p.add_argument("--noxt", "-noxt", action="store_true", help="drop OXT atoms")
+    p.add_argument("--noh", "-noh", action="store_true", help="drop hydrogens")
+    p.add_argument("--now", "-now", action="store_true", help="drop waters")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed for modes and poses")
+    p.add_argument(
+        "--skip-unknown",
+        action="store_true",
+        help="drop atoms the scoring function has no type for instead of failing",
+    )
+    add_scoring_option(p, "the function the setup is for (only atoms it can type are kept)")
+    add_modified_option(p)
+    p.add_argument("-o", "--output", default=".", help="setup directory (default: here)")
+    p.add_argument(
+        "--force", action="store_true", help="replace a setup already in the folder (its files)"
+    )
+    p.set_defaults(func=cmd_setup)
+
+    p = sub.add_parser("run", help="run GSO on a setup's swarms (writes swarm_<id>/gso_*.out)")
+    p.add_argument("setup", help="the setup's setup.json (or its folder)")
+    p.add_argument("steps", type=at_least(1), help="GSO steps")
+    p.add_argument("--swarms", type=at_least(0), nargs="+", help="swarm ids (default: all)")
+    add_scoring_option(p, "scoring function of the search")
+    add_scoring_mode_option(p)
+    p.add_argument(
+        "--seed", type=int, default=DEFAULT_SEED, help=f"GSO seed (default: {DEFAULT_SEED})"
+    )
+    p.add_argument(
+        "--exact",
+        action="store_true",
+        help="LightDock's random stream: reproduce LightDock 0.9.4 trajectories",
+    )
+    p.add_argument("--threads", type=at_least(1), default=None, help="CPU threads (default: all)")
+    add_logging_options(p)
+    p.add_argument(
+        "--swarms-per-task",
+        type=at_least(1),
+        default=None,
+        help="under MPI: swarms a rank takes at a time (default: 1 on the CPU, about a "
+        "quarter of a rank's share on torch)",
+    )
+    p.add_argument(
+        "--gso-config",
+        help="LightDock GSO configuration file (glowworm.conf: rho, gamma, beta, luciferin, "
+        "vision ranges, neighbours; default: LightDock's)",
+    )
+    for flag, what in (("translation", "Å"), ("rotation", "SLERP fraction"), ("nmodes", "")):
+        p.add_argument(
+            f"--{flag}-step",
+            dest=f"{flag}_step",
+            type=float,
+            default=0.5,
+            help=f"GSO {flag} step{f' ({what})' if what else ''} (0.5)",
+        )
+    p.add_argument(
+        "--local-minimization",
+        "-min",
+        dest="local_minimization",
+        action="store_true",
+        help="every step, minimise each swarm's best glowworm (LightDock's -min: Powell, "
+        "5 iterations)",
+    )
+    add_stop_option(p, "0: every swarm runs every step")
+    add_engine_options(p)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("generate", help="write complex models of a gso_<step>.out's glowworms")
+    p.add_argument("setup_dir", help="the setup directory")
+    p.add_argument("gso_file", help="a swarm's gso_<step>.out")
+    p.add_argument("glowworms", type=at_least(1), help="models for the first N glowworms")
+    p.add_argument("--format", choices=("pdb", "cif"), default="pdb")
+    p.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser("cluster", help="BSAS-cluster a swarm (writes cluster.repr)")
+    p.add_argument("setup_dir", help="the setup directory")
+    p.add_argument("gso_file", help="a swarm's gso_<step>.out")
+    p.set_defaults(func=cmd_cluster)
+
+    p = sub.add_parser("rank", help="rank all swarms' cluster representatives by score")
+    p.add_argument("setup_dir", help="the setup directory (holds swarm_<id>/)")
+    p.add_argument("swarms", type=at_least(1), help="number of swarms (0..N-1)")
+    p.add_argument("step", type=at_least(0), help="which gso_<step>.out to rank")
+    p.add_argument("--ignore-clusters", action="store_true", help="rank every glowworm")
+    add_rank_options(p, "--method")
+    p.set_defaults(func=cmd_rank)
+
+    p = sub.add_parser("filter", help="keep ranked solutions that satisfy restraints")
+    p.add_argument("setup_dir", help="the setup directory")
+    p.add_argument("ranking", help="a ranking (rank_by_scoring.list)")
+    p.add_argument("restraints", help="LightDock restraints file")
+    p.add_argument("--cutoff", type=float, default=5.0, help="contact cutoff in Å (5)")
+    p.add_argument(
+        "--fnat",
+        type=float,
+        default=0.4,
+        help="minimum fraction of restraint residues in contact (0.4)",
+    )
+    p.add_argument("--include-passive", action="store_true")
+    for side, flag in (("receptor", "--rnuc"), ("ligand", "--lnuc")):
+        p.add_argument(
+            flag,
+            action="store_true",
+            help=f"count only the {side}'s nucleotides (LightDock's {flag}; default: all atoms)",
+        )
+    p.set_defaults(func=cmd_filter)
+
+    p = sub.add_parser("top", help="write the models of the N best-ranked solutions")
+    p.add_argument("setup_dir", help="the setup directory")
+    p.add_argument("ranking", help="a ranking (rank_by_scoring.list or rank_filtered.list)")
+    p.add_argument("n", type=at_least(1), help="how many models")
+    p.add_argument("-o", "--output", default=".", help="where (default: here)")
+    p.add_argument("--format", choices=("pdb", "cif"), default="pdb")
+    p.set_defaults(func=cmd_top)
+
+    p = sub.add_parser("evaluate", help="DockQ and CAPRI class of models against a reference")
+    p.add_argument("reference", help="the reference complex (PDB or mmCIF)")
+    p.add_argument("models", nargs="+", help="models to evaluate")
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("dock", help="a whole docking: setup, run, cluster, rank, top models")
+    p.add_argument("receptor", nargs="?", help="receptor PDB or mmCIF")
+    p.add_argument("ligand", nargs="?", help="ligand PDB or mmCIF")
+    p.add_argument("-r", "--restraints", help="LightDock restraints or HADDOCK .tbl")
+    p.add_argument("-o", "--output", help="output folder (refused if not empty)")
+    add_protocol_options(p, top_help="models to write (10)")
+    p.add_argument("--reference", help="reference complex: adds DockQ and CAPRI class")
+    add_rank_options(p, "--rank-method")
+    p.add_argument(
+        "--refine",
+        action="store_true",
+        help="also minimise the top models with OpenMM (restrained, implicit solvent) into "
+        "refined/, reporting clashes before and after (needs sparkledock[refine])",
+    )
+    add_placement_options(p)
+    add_modified_option(p)
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the docking in a non-empty output folder (its files only)",
+    )
+    p.add_argument(
+        "--example",
+        action="store_true",
+        help="dock the bundled 2X9A example (about 10 s on two cores)",
+    )
+    p.set_defaults(func=cmd_dock)
+
+    p = sub.add_parser("screen", help="dock many pairs (CSV: name,receptor,ligand[,restraints])")
+    p.add_argument("pairs", help="CSV with columns name, receptor, ligand and optional restraints")
+    p.add_argument("-o", "--output", required=True, help="output folder (resumes if it exists)")
+    add_protocol_options(p, top_help="models per pair (10)")
+    p.set_defaults(func=cmd_screen)
+
+    p = sub.add_parser(
+        "lightdock",
+        help="run a LightDock 0.9.4 command line (lightdock3_setup.py, lightdock3.py, lgd_rank.py, "
+        "lgd_top.py, ...) with sparkledock",
+    )
+    p.add_argument("name", help="LightDock's command name, e.g. lgd_top.py")
+    p.add_argument("arguments", nargs=argparse.REMAINDER, help="its arguments, as for LightDock")
+    p.set_defaults(func=cmd_lightdock)
+
+    p = sub.add_parser(
+        "lightdock-commands",
+        help="write scripts named like LightDock's commands into a folder (opt-in)",
+    )
+    p.add_argument("folder", help="where to write them (e.g. a folder early on your PATH)")
+    p.add_argument("--force", action="store_true", help="replace other programs of those names")
+    p.set_defaults(func=cmd_lightdock_commands)
+
+    p = sub.add_parser("demo", help="score the bundled 2X9A example and compare with LightDock")
+    p.add_argument("--threads", type=at_least(1), default=None, help="CPU threads (default: all)")
+    p.set_defaults(func=cmd_demo)
+    return parser

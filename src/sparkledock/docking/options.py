@@ -1,0 +1,160 @@
+"""A docking's options and protocols: :class:`DockOptions`, the checks that refuse a
+combination before any work, and what each protocol decides (swarm spacing, scoring mode,
+ranking, early stopping)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from ..analysis.ranking import DFIRE_SEARCH, NEEDS, default_method
+from ..backend import Engine
+from ..engine.spec import SCORING_MODES
+from ..errors import SparkledockError
+from ..seeds import DEFAULT_SEED
+
+FILTER_FRACTION = 0.4
+
+#: The protocols ``dock`` runs: ``sparkledock`` (its own defaults, decided in
+#: :func:`with_defaults`) and ``lightdock`` (LightDock 0.9.4's: its swarm rule, exact search,
+#: ranking by score; what the LightDock-named commands always run).
+PROTOCOLS = ("sparkledock", "lightdock")
+#: The restraint-focused rule's spacing (Å) between swarm centres over the restraint patch
+#: (:func:`sparkledock.preparation.swarms.covering_count`), chosen on the training complexes
+#: (docs/performance.md, "Restrained protocol").
+RESTRAINED_SPACING_A = 8.0
+#: The sparkledock protocol's early stopping with restraints
+#: (:func:`sparkledock.engine.spec.converged`), chosen on the training complexes.
+RESTRAINED_STOP_TOLERANCE = 0.01
+
+
+@dataclass(frozen=True)
+class DockOptions:
+    """What a docking run does (LightDock's protocol by default)."""
+
+    steps: int = 100
+    glowworms: int = 200
+    swarms: int = 0
+    anm: bool = True
+    top: int = 10
+    seed: int = DEFAULT_SEED
+    threads: int | None = None
+    quiet: bool = False
+    engine: Engine | None = None
+    #: read modified residues (MSE, SEP, ...) as their parent amino acids
+    map_modified: bool = True
+    #: the scoring function of the search (a name in :data:`sparkledock.scoring.SCORING_FUNCTIONS`)
+    scoring: str = "dfire"
+    #: ``exact``, ``fast`` (the search on the fast path, final glowworms re-scored exactly)
+    #: or ``fast-flex`` (fast, receptor modes as a local shift); None:
+    #: :func:`default_scoring_mode`, by the protocol
+    scoring_mode: str | None = None
+    #: how the representatives are ranked (:data:`sparkledock.analysis.ranking.NEEDS`;
+    #: ``dfire``: by score, LightDock's; None: :func:`~sparkledock.analysis.ranking.
+    #: default_method`, by the protocol and the presence of restraints), and whether
+    #: near-duplicates move back
+    rank_method: str | None = None
+    diverse: bool = False
+    #: swarms only above the receptor's membrane beads, or between its two layers
+    membrane: bool = False
+    transmembrane: bool = False
+    #: an antibody receptor: swarms only on its CDRs (:mod:`sparkledock.preparation.paratope`)
+    paratope: bool = False
+    #: refine the top models with OpenMM (restrained minimisation;
+    #: :mod:`sparkledock.analysis.refine`)
+    refine: bool = False
+    #: :data:`PROTOCOLS`: the defaults of the options left None (placement, search, ranking)
+    protocol: str = "sparkledock"
+    #: with restraints, the spacing (Å) of the restraint-focused swarm rule (0: LightDock
+    #: 0.9.4's 20 swarms per restraint residue; None: the protocol's)
+    swarm_spacing: float | None = None
+    #: early stopping of converged swarms (:func:`sparkledock.engine.spec.converged`; 0:
+    #: every swarm runs every step; None: the protocol's)
+    stop_tolerance: float | None = None
+
+
+def check_options(options: DockOptions) -> None:
+    """Refuse impossible protocol options before any work (one line each)."""
+    for name, least in (("steps", 1), ("glowworms", 1), ("swarms", 0), ("top", 1)):
+        value = getattr(options, name)
+        if value < least:
+            raise SparkledockError(f"--{name} must be at least {least}, got {value}")
+    if options.refine:
+        from ..analysis.refine import require_openmm
+
+        require_openmm()
+    if options.threads is not None and options.threads < 1:
+        raise SparkledockError(f"--threads must be at least 1, got {options.threads}")
+    protocol_spacing(options.protocol, True)  # (refuses an unknown protocol)
+    for name in ("swarm_spacing", "stop_tolerance"):
+        value = getattr(options, name)
+        if value is not None and not (0 <= value < float("inf")):
+            flag = "--" + name.replace("_", "-")
+            raise SparkledockError(f"{flag} must be 0 or a positive number, got {value}")
+    if options.scoring_mode is not None and options.scoring_mode not in SCORING_MODES:
+        known = ", ".join(SCORING_MODES)
+        raise SparkledockError(
+            f"--scoring-mode {options.scoring_mode!r}: no such scoring mode (known: {known})"
+        )
+    if options.rank_method is not None and options.rank_method not in NEEDS:
+        raise SparkledockError(
+            f"--rank-method {options.rank_method!r}: no such ranking (known: {', '.join(NEEDS)})"
+        )
+
+
+def engine_name(options: DockOptions) -> str:
+    engine = options.engine
+    if engine is None:
+        return "numba (CPU)"
+    return f"{engine.backend} {engine.device} {engine.precision}"
+
+
+def default_scoring_mode(options: DockOptions, restrained: bool) -> str:
+    """The search's scoring mode unless told: ``fast`` for a DFIRE docking without a
+    membrane under the sparkledock protocol: blind (or on an antibody's CDRs), where fast and
+    exact searches give pools of the same quality in a seventh of the time (docs/
+    performance.md, "Blind docking, fifth pass"), and restrained, where the restraint-focused
+    protocol was chosen and measured with it (docs/performance.md, "Restrained protocol");
+    ``exact`` otherwise (LightDock's protocol; membrane dockings and the other scoring
+    functions were not measured in fast mode)."""
+    if options.protocol == "lightdock":
+        return "exact"
+    membrane = options.membrane or options.transmembrane
+    return "fast" if not membrane and options.scoring in DFIRE_SEARCH else "exact"
+
+
+def protocol_spacing(protocol: str, restrained: bool, paratope: bool = False) -> float:
+    """The swarm spacing (Å) of a protocol's setup: :data:`RESTRAINED_SPACING_A` for
+    sparkledock's with receptor restraints, 0 (LightDock 0.9.4's rule) otherwise."""
+    if protocol not in PROTOCOLS:
+        known = ", ".join(PROTOCOLS)
+        raise SparkledockError(f"--protocol {protocol!r}: no such protocol (known: {known})")
+    focused = protocol == "sparkledock" and restrained and not paratope
+    return RESTRAINED_SPACING_A if focused else 0.0
+
+
+def with_defaults(options: DockOptions, restrained: bool) -> DockOptions:
+    """``options`` with what follows the protocol and the presence of restraints decided: the
+    ranking method (the one asked for, else :func:`~sparkledock.analysis.ranking.
+    default_method`), the scoring mode (the one asked for, else :func:`default_scoring_mode`)
+    and the swarm spacing. The ``lightdock`` protocol is LightDock 0.9.4's: its swarm rule,
+    exact search, ranking by score; ``sparkledock`` with restraints places swarms by the
+    restraint-focused rule (:data:`RESTRAINED_SPACING_A`)."""
+    if options.swarm_spacing is None:
+        spacing = protocol_spacing(options.protocol, restrained, options.paratope)
+        options = dataclasses.replace(options, swarm_spacing=spacing)
+    if options.stop_tolerance is None:
+        focused = options.swarm_spacing > 0  # (the restraint-focused protocol)
+        tolerance = RESTRAINED_STOP_TOLERANCE if focused else 0.0
+        options = dataclasses.replace(options, stop_tolerance=tolerance)
+    if options.protocol == "lightdock":
+        chosen = {"rank_method": "dfire", "scoring_mode": "exact"}
+        chosen = {k: v for k, v in chosen.items() if getattr(options, k) is None}
+        return dataclasses.replace(options, **chosen)
+    if options.rank_method is None:
+        method = default_method(restrained, options.scoring, paratope=options.paratope)
+        options = dataclasses.replace(options, rank_method=method)
+    if options.scoring_mode is None:
+        mode = default_scoring_mode(options, restrained)
+        options = dataclasses.replace(options, scoring_mode=mode)
+    return options

@@ -1,0 +1,290 @@
+"""``sparkledock dock``: a whole docking, from two structures to ranked models and a report:
+the folder, its record and resume key, setup, run and the analysis stages in order."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from ..engine.driver import run_simulation
+from ..errors import InputFileError, SparkledockError
+from ..fileutil import LOCK_NAME, atomic_write_text, folder_lock
+from ..io.lightdock import load_setup
+from ..io.setupdir import SetupDir
+from ..molecule.structure import read_structure
+from ..molecule.system import DockingSetup
+from ..preparation.paratope import require_paratope
+from ..preparation.prepare import SetupOptions, prepare_setup
+from ..runlog import LOGGER, RunRecord, file_record, untimed
+from .analyse import analyse
+from .options import DockOptions, check_options, engine_name, with_defaults
+
+#: What ``dock`` records in its output folder: the run's key, its stage and score history.
+DOCK_RECORD = "sparkledock_dock.json"
+
+
+def _check_inputs(**files: str | os.PathLike[str] | None) -> None:
+    for what, path in files.items():
+        if path is not None and not Path(path).is_file():
+            raise InputFileError(f"{path}: no such {what} file")
+    reference = files.get("reference")
+    if reference is not None:  # read now, not after the docking it evaluates
+        from ..analysis.evaluate import require_dockq
+
+        require_dockq()
+        chains = set(read_structure(reference).chain.astype(str))
+        if len(chains) < 2:
+            raise InputFileError(
+                f"{reference}: a reference complex needs both partners' chains, it has "
+                f"{len(chains)} ({', '.join(sorted(chains))})"
+            )
+
+
+def dock_key(receptor, ligand, restraints, options: DockOptions) -> str:
+    """What a docking's results depend on: its input files' bytes and the protocol options
+    (not ``top``, ``threads`` or ``quiet``, which change no trajectory). A folder resumes only
+    the docking of the same key."""
+    digest = hashlib.sha256()
+    for path in (receptor, ligand, restraints):
+        digest.update(b"-" if path is None else hashlib.sha256(Path(path).read_bytes()).digest())
+    engine = options.engine
+    protocol = {
+        "steps": options.steps,
+        "glowworms": options.glowworms,
+        "swarms": options.swarms,
+        "anm": options.anm,
+        "seed": options.seed,
+        "map_modified": options.map_modified,
+        "scoring": options.scoring,
+        **({"scoring_mode": options.scoring_mode} if options.scoring_mode != "exact" else {}),
+        "engine": None if engine is None else [engine.backend, engine.precision],
+        # where the swarms go (only when set, so that earlier dockings keep their keys)
+        **{k: True for k in ("membrane", "transmembrane", "paratope") if getattr(options, k)},
+        # always: a folder made before protocols existed never resumes under a new default
+        "protocol": options.protocol,
+        "swarm_spacing": options.swarm_spacing,
+        "stop_tolerance": options.stop_tolerance,
+    }
+    digest.update(json.dumps(protocol, sort_keys=True).encode())
+    return digest.hexdigest()
+
+
+def _read_record(out: Path) -> dict:
+    try:
+        record = json.loads((out / DOCK_RECORD).read_text())
+        return record if isinstance(record, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_record(out: Path, key: str, stage: str, history=None, mode: str = "exact") -> dict:
+    record = {
+        "key": key,
+        "stage": stage,
+        "scoring_mode": mode,
+        "history": [list(h) for h in history or []],
+    }
+    atomic_write_text(out / DOCK_RECORD, json.dumps(record) + "\n")
+    return record
+
+
+def _own_outputs(out: Path) -> list[Path]:
+    """What a docking writes in its folder (``--force`` removes these, and only these)."""
+    names = ("setup", "ranking.csv", "report.html", DOCK_RECORD)
+    found = [out / n for n in names if (out / n).exists()]
+    return found + sorted(out.glob("top_*.pdb")) + sorted(out.glob("top_*.cif"))
+
+
+def _remove(paths: list[Path]) -> None:
+    for path in paths:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+
+
+def _begin(out: Path, key: str, force: bool) -> dict:
+    """Decide, holding the folder's lock, whether this docking resumes; returns the record
+    to resume from (empty for a fresh start). A different docking's files are refused, or
+    removed with ``force``; files that are not a docking's are never touched."""
+    record = _read_record(out)
+    if record.get("key") == key:
+        return record
+    entries = [p for p in out.iterdir() if p.name != LOCK_NAME]
+    half_made = [p.name for p in entries] == ["setup"] and not SetupDir(
+        out / "setup"
+    ).setup_json.exists()
+    if not record and half_made:  # a setup killed half-way
+        entries = []
+    if entries and not force:
+        what = "a different docking" if record else "files"
+        raise InputFileError(
+            f"{out}: output folder is not empty (it holds {what}; use --force to replace "
+            "the docking's files, or another folder)"
+        )
+    _remove(_own_outputs(out))
+    return {}
+
+
+def dock(
+    receptor: str | os.PathLike[str],
+    ligand: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    restraints: str | os.PathLike[str] | None = None,
+    reference: str | os.PathLike[str] | None = None,
+    options: DockOptions = DockOptions(),  # noqa: B008  (frozen: one shared default)
+    force: bool = False,
+    comm: Any = None,
+) -> Path | None:
+    """Set up, run, cluster, rank, filter (with restraints) and write the top models.
+
+    ``out`` receives ``top_<n>.pdb``, ``ranking.csv`` (rank, score, model, swarm, glowworm
+    and, with a reference, DockQ and CAPRI class), ``report.html`` and the working ``setup/``.
+
+    Resumable: the same command (same inputs and protocol options) started again after a
+    crash or a kill continues where it stopped (the setup is kept, the run resumes from its
+    checkpoint, the analysis is redone) and ends with the same files. A folder holding another
+    docking, or other files, is refused unless ``force``, which removes the previous docking's
+    files first. A second process on the same folder is refused (a lock). A docking that
+    fails before its setup is complete leaves no folder behind.
+
+    With an MPI communicator ``comm`` (more than one rank), rank 0 prepares and analyses,
+    every rank runs swarms (:func:`sparkledock.engine.parallel.run_parallel`); only rank 0 returns
+    the folder, the others None.
+
+    Raises:
+        SparkledockError: bad options or inputs, a busy or foreign output folder (one line).
+    """
+    out = Path(out)
+    parallel = comm is not None and comm.Get_size() > 1
+    lead = not parallel or comm.Get_rank() == 0
+    options = with_defaults(options, restrained=restraints is not None)
+    runrec = RunRecord(out, "dock", options=options, engine=engine_name(options))
+    with contextlib.ExitStack() as stack:
+        key = ""
+        record: Any = {}
+        if lead:
+            try:
+                check_options(options)
+                _check_inputs(
+                    receptor=receptor, ligand=ligand, restraints=restraints, reference=reference
+                )
+                if options.paratope:  # an antibody receptor and no restraints, before any work
+                    if restraints is not None:
+                        raise SparkledockError(
+                            f"{restraints}: restraints and --paratope both choose where swarms "
+                            "go; give one"
+                        )
+                    require_paratope(read_structure(receptor), str(receptor))
+                files = {"receptor": receptor, "ligand": ligand}
+                files |= {"restraints": restraints, "reference": reference}
+                runrec.inputs = {k: file_record(v) for k, v in files.items() if v is not None}
+                created = not out.exists()
+                stack.enter_context(folder_lock(out))  # (which checks the folder first)
+                if created:
+                    stack.callback(_forget_unfinished, out)
+                key = dock_key(receptor, ligand, restraints, options)
+                record = _begin(out, key, force)
+                if not record:
+                    with runrec.stage("setup", f"{Path(receptor).name} + {Path(ligand).name}"):
+                        prepare_dock_setup(receptor, ligand, out, restraints, options)
+                    record = _write_record(out, key, "setup")
+                else:
+                    LOGGER.info(f"resuming the docking in {out} (it reached: {record['stage']})")
+            except SparkledockError as exc:
+                record = exc
+        if parallel:
+            from ..engine.parallel import share_error
+
+            record = share_error(record, comm)
+        elif isinstance(record, SparkledockError):
+            raise record
+        setup_dir = out / "setup"
+        # the setup as its files define it (what LightDock and a resumed run read), loaded
+        # once and handed to the run and the analysis
+        setup = load_setup(setup_dir) if lead else None
+        final = None
+        if record.get("stage") in ("run", "done"):  # every rank has rank 0's record
+            history = [tuple(h) for h in record["history"]]
+        else:
+            with runrec.stage("run", _run_line(setup, options)) if lead else untimed("run"):
+                result = _run(setup, setup_dir, options, comm if parallel else None)
+            if result is None:
+                return None
+            history, final = result.history, result.final
+        if not lead:
+            return None
+        _write_record(out, key, "run", history, options.scoring_mode)
+        analyse(out, setup, restraints, reference, options, history, final, runrec)
+        _write_record(out, key, "done", history, options.scoring_mode)
+        runrec.finish()
+        return out
+
+
+def _run_line(setup: DockingSetup | None, options: DockOptions) -> str:
+    if setup is None:
+        return f"{options.steps} steps"
+    return (
+        f"{setup.config['swarms']} swarms x {setup.config['glowworms']} glowworms, "
+        f"{options.steps} steps, {options.scoring} ({options.scoring_mode} scoring)"
+    )
+
+
+def _run(setup, setup_dir: Path, options: DockOptions, comm):
+    """The GSO run of a docking (every rank)."""
+    return run_simulation(
+        setup if setup is not None else setup_dir,
+        options.steps,
+        scoring=options.scoring,
+        seed=options.seed,
+        scoring_mode=options.scoring_mode,
+        threads=options.threads,
+        quiet=options.quiet,
+        engine=options.engine,
+        comm=comm,
+        keep_final=True,
+        stop_tolerance=options.stop_tolerance or 0.0,
+    )
+
+
+def _forget_unfinished(out: Path) -> None:
+    """Remove a folder this docking created if it holds nothing resumable (no finished
+    setup): a failed docking leaves no empty or half-made folder behind."""
+    if out.is_dir() and not (out / DOCK_RECORD).exists():
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def prepare_dock_setup(receptor, ligand, out: Path, restraints, options: DockOptions) -> Path:
+    """Write the setup (``OUT/setup``); a half-written one is removed on failure."""
+    try:
+        return prepare_setup(
+            receptor,
+            ligand,
+            out / "setup",
+            restraints=restraints,
+            options=SetupOptions(
+                glowworms=options.glowworms,
+                swarms=options.swarms,
+                anm=options.anm,
+                noxt=True,
+                noh=True,
+                now=True,
+                seed=options.seed,
+                map_modified=options.map_modified,
+                scoring=options.scoring,
+                membrane=options.membrane,
+                transmembrane=options.transmembrane,
+                paratope=options.paratope,
+                swarm_spacing=options.swarm_spacing or 0.0,
+            ),
+            progress=lambda line: LOGGER.info(f"setup: {line}"),
+        )
+    except BaseException:
+        shutil.rmtree(out / "setup", ignore_errors=True)
+        raise
