@@ -88,8 +88,8 @@ def run_one(folder: Path, protocol: str, out: Path, args: argparse.Namespace) ->
         classes[str(n)] = max(found, key=ORDER.__getitem__) if found else "incorrect"
     if args.time_only:
         classes = {str(n): "–" for n in TOPS}
-    record = json.loads((work / "run.json").read_text())
-    stages = {s["name"]: s["seconds"] for s in record.get("stages", [])}
+    run_json = json.loads((work / "run.json").read_text())
+    stages = {s["name"]: s["seconds"] for s in run_json.get("stages", [])}
     result = {
         "complex": folder.name,
         "protocol": protocol,
