@@ -21,18 +21,12 @@ from importlib import resources
 from typing import Any, ClassVar
 
 import numpy as np
-from numba import njit, prange
 
 from ...molecule.pose import PoseLayout
 from ...molecule.restraints import Restraints
 from ...molecule.system import Partner
 from ..base import KernelScoring, refuse_normal_modes
-from ..numba_common import ligand_conformer, numba_threads
-from ..terms import Terms
 
-CLASH_D2 = 6.2
-CONTACT_D2 = 42.25
-CLASH_ENERGY = 3.0
 _BACKBONE = ("O", "C", "N", "H")
 
 
@@ -75,52 +69,13 @@ class MJ3hModel:
     table: np.ndarray
 
 
-@njit(cache=True)
-def _score_one(pose, m_rec, r_kind, m_lig, l_kind, table):
-    n = m_lig.shape[0]
-    lx = np.empty(n)
-    ly = np.empty(n)
-    lz = np.empty(n)
-    ligand_conformer(pose, 7, m_lig, np.zeros((0, n, 3)), lx, ly, lz)
-    energy = 0.0
-    for i in range(m_rec.shape[0]):
-        for j in range(n):
-            dx = m_rec[i, 0] - lx[j]
-            dy = m_rec[i, 1] - ly[j]
-            dz = m_rec[i, 2] - lz[j]
-            d2 = dx * dx + dy * dy + dz * dz
-            if d2 < CONTACT_D2:
-                if d2 < CLASH_D2:
-                    energy += CLASH_ENERGY
-                elif r_kind[i] >= 0 and l_kind[j] >= 0:
-                    energy += table[r_kind[i], l_kind[j]]
-    return energy
-
-
-@njit(parallel=True, cache=True)
-def _score_batch(poses, m_rec, r_kind, m_lig, l_kind, table):
-    out = np.empty(poses.shape[0])
-    for p in prange(poses.shape[0]):
-        out[p] = _score_one(poses[p], m_rec, r_kind, m_lig, l_kind, table)
-    return out
-
-
-def score_poses(model, poses: np.ndarray, *, threads: int | None = None) -> Terms:
-    """Energies of validated ``poses`` (restraints never count: zero fractions)."""
-    m = model
-    with numba_threads(threads):
-        energy = _score_batch(poses, m.rec_xyz, m.rec_kind, m.lig_xyz, m.lig_kind, m.table)
-    zeros = np.zeros(len(poses))
-    return Terms(energy, zeros, zeros, zeros)
-
-
 class MJ3h(KernelScoring):
     """LightDock's ``mj3h`` scoring function (rigid partners only)."""
 
     name = "mj3h"
     summary = "Miyazawa-Jernigan MJ3h residue contacts, rigid only (LightDock's mj3h)"
     cutoff = 6.5
-    backends: ClassVar[dict[str, str]] = {"numba": "model"}
+    backends: ClassVar[dict[str, str]] = {"numba": "numba_kernel"}
     molecules: ClassVar[tuple[str, ...]] = ("protein",)
     #: partners without normal modes only (poses have 7 numbers)
     rigid_only = True
