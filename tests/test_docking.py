@@ -109,3 +109,48 @@ def test_dock_end_to_end_writes_everything(tmp_path, capsys):
     )
     assert code == 1 and "output folder is not empty" in capsys.readouterr().err
     assert (out / "ranking.csv").read_text() == before
+
+
+def test_the_resume_key_derived_from_the_options_is_the_one_folders_were_made_with():
+    """dock_key now comes from each DockOptions field's part in the key; the keys of folders
+    made before (golden: the hand-written key of 2026-12-03) are unchanged, and an option that
+    changes no trajectory leaves the key alone."""
+    from dataclasses import replace
+
+    from sparkledock.backend import Engine
+    from sparkledock.docking import DockOptions, dock_key, with_defaults
+
+    src = BENCH / "2X9A"
+    rec, lig, restraints = src / "2X9A_r_u.pdb", src / "2X9A_l_u.pdb", src / "restraints.list"
+    every = DockOptions(
+        steps=30,
+        glowworms=50,
+        scoring_mode="fast",
+        membrane=True,
+        paratope=True,
+        engine=Engine("torch", "cpu", "fp32"),
+        protocol="lightdock",
+        swarm_spacing=0.0,
+        stop_tolerance=0.0,
+        top=3,
+        threads=1,
+        quiet=True,
+        rank_method="dfire",
+        diverse=True,
+        refine=True,
+    )
+    golden = {
+        "24fd003807f5d68983a27dd6dab21c452c7f11bdde1d1cfd4db268b9e0951a52": (None, DockOptions()),
+        "c46928bacf518ae22ec803bf0fa65b1fa7087f2dafa224e868c557e9185d39f1": (
+            restraints,
+            with_defaults(DockOptions(), True),
+        ),
+        "940e789324fc59d1ef9f835f379544e2188878aebbba0a07c16bd507b2f7b79a": (restraints, every),
+    }
+    for key, (given, options) in golden.items():
+        assert dock_key(rec, lig, given, options) == key
+    quiet = replace(every, top=10, threads=None, quiet=False, rank_method=None, refine=False)
+    assert dock_key(rec, lig, restraints, quiet) == dock_key(rec, lig, restraints, every)
+    assert dock_key(rec, lig, restraints, replace(every, steps=31)) != dock_key(
+        rec, lig, restraints, every
+    )

@@ -206,24 +206,18 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def dock_options(args: argparse.Namespace, **fixed: int) -> DockOptions:
-    """`dock`/`screen` options from the command line (``fixed`` overrides, for --example)."""
+    """`dock`/`screen` options from the command line (``fixed`` overrides, for --example):
+    every :class:`~sparkledock.docking.DockOptions` field the command has an option of, by
+    name, ``--no-map-modified`` turned around and the engine resolved."""
+    from dataclasses import fields
+
     from ..docking import DockOptions
 
-    chosen = {k: getattr(args, k) for k in ("steps", "glowworms", "swarms", "top")}
-    chosen["map_modified"] = not getattr(args, "no_map_modified", False)
-    chosen["scoring"] = args.scoring
-    chosen["scoring_mode"] = args.scoring_mode
-    chosen["rank_method"] = getattr(args, "rank_method", None)
-    chosen["diverse"] = getattr(args, "diverse", False)
-    chosen["membrane"] = getattr(args, "membrane", False)
-    chosen["transmembrane"] = getattr(args, "transmembrane", False)
-    chosen["paratope"] = getattr(args, "paratope", False)
-    chosen["refine"] = getattr(args, "refine", False)
-    chosen["protocol"] = args.protocol
-    chosen["swarm_spacing"] = args.swarm_spacing
-    chosen["stop_tolerance"] = args.stop_tolerance
+    given = vars(args)
+    chosen = {f.name: given[f.name] for f in fields(DockOptions) if f.name in given}
+    chosen["map_modified"] = not given.get("no_map_modified", False)
     chosen.update(fixed)
-    return DockOptions(**chosen, threads=args.threads, quiet=args.quiet, engine=engine_of(args))
+    return DockOptions(**{**chosen, "engine": engine_of(args)})
 
 
 def cmd_dock(args: argparse.Namespace) -> int:

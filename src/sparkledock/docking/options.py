@@ -5,7 +5,8 @@ ranking, early stopping)."""
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
+from typing import Any
 
 from ..analysis.ranking import DFIRE_SEARCH, NEEDS, default_method
 from ..backend import Engine
@@ -28,49 +29,80 @@ RESTRAINED_SPACING_A = 8.0
 RESTRAINED_STOP_TOLERANCE = 0.01
 
 
+#: How an option enters a docking's resume key (:func:`~.pipeline.dock_key`): ``always``;
+#: ``unless`` its "off" value (``off`` in the field's metadata; so that folders made before
+#: the option existed keep their keys); absent: it changes no trajectory (what is kept,
+#: shown, ranked or refined), so a folder resumes whatever its value.
+KEY = "key"
+
+
+def _key(rule: str | None = None, off: Any = None) -> dict[str, Any]:
+    """A :class:`DockOptions` field's metadata: its part in the resume key."""
+    return {KEY: rule, "off": off}
+
+
 @dataclass(frozen=True)
 class DockOptions:
-    """What a docking run does (LightDock's protocol by default)."""
+    """What a docking run does (LightDock's protocol by default). Each field says how it
+    enters the resume key (:data:`KEY`): adding an option is one field here."""
 
-    steps: int = 100
-    glowworms: int = 200
-    swarms: int = 0
-    anm: bool = True
-    top: int = 10
-    seed: int = DEFAULT_SEED
-    threads: int | None = None
-    quiet: bool = False
-    engine: Engine | None = None
+    steps: int = field(default=100, metadata=_key("always"))
+    glowworms: int = field(default=200, metadata=_key("always"))
+    swarms: int = field(default=0, metadata=_key("always"))
+    anm: bool = field(default=True, metadata=_key("always"))
+    top: int = field(default=10, metadata=_key())
+    seed: int = field(default=DEFAULT_SEED, metadata=_key("always"))
+    threads: int | None = field(default=None, metadata=_key())
+    quiet: bool = field(default=False, metadata=_key())
+    #: (in the key as backend and precision: the device changes no result)
+    engine: Engine | None = field(default=None, metadata=_key("always"))
     #: read modified residues (MSE, SEP, ...) as their parent amino acids
-    map_modified: bool = True
+    map_modified: bool = field(default=True, metadata=_key("always"))
     #: the scoring function of the search (a name in :data:`sparkledock.scoring.SCORING_FUNCTIONS`)
-    scoring: str = "dfire"
+    scoring: str = field(default="dfire", metadata=_key("always"))
     #: ``exact``, ``fast`` (the search on the fast path, final glowworms re-scored exactly)
     #: or ``fast-flex`` (fast, receptor modes as a local shift); None:
     #: :func:`default_scoring_mode`, by the protocol
-    scoring_mode: str | None = None
+    scoring_mode: str | None = field(default=None, metadata=_key("unless", "exact"))
     #: how the representatives are ranked (:data:`sparkledock.analysis.ranking.NEEDS`;
     #: ``dfire``: by score, LightDock's; None: :func:`~sparkledock.analysis.ranking.
     #: default_method`, by the protocol and the presence of restraints), and whether
     #: near-duplicates move back
-    rank_method: str | None = None
-    diverse: bool = False
+    rank_method: str | None = field(default=None, metadata=_key())
+    diverse: bool = field(default=False, metadata=_key())
     #: swarms only above the receptor's membrane beads, or between its two layers
-    membrane: bool = False
-    transmembrane: bool = False
+    membrane: bool = field(default=False, metadata=_key("unless", False))
+    transmembrane: bool = field(default=False, metadata=_key("unless", False))
     #: an antibody receptor: swarms only on its CDRs (:mod:`sparkledock.preparation.paratope`)
-    paratope: bool = False
+    paratope: bool = field(default=False, metadata=_key("unless", False))
     #: refine the top models with OpenMM (restrained minimisation;
     #: :mod:`sparkledock.analysis.refine`)
-    refine: bool = False
-    #: :data:`PROTOCOLS`: the defaults of the options left None (placement, search, ranking)
-    protocol: str = "sparkledock"
+    refine: bool = field(default=False, metadata=_key())
+    #: :data:`PROTOCOLS`: the defaults of the options left None (placement, search, ranking);
+    #: always in the key: a folder made before protocols existed never resumes under a new
+    #: default
+    protocol: str = field(default="sparkledock", metadata=_key("always"))
     #: with restraints, the spacing (Å) of the restraint-focused swarm rule (0: LightDock
     #: 0.9.4's 20 swarms per restraint residue; None: the protocol's)
-    swarm_spacing: float | None = None
+    swarm_spacing: float | None = field(default=None, metadata=_key("always"))
     #: early stopping of converged swarms (:func:`sparkledock.engine.spec.converged`; 0:
     #: every swarm runs every step; None: the protocol's)
-    stop_tolerance: float | None = None
+    stop_tolerance: float | None = field(default=None, metadata=_key("always"))
+
+
+def key_options(options: DockOptions) -> dict[str, Any]:
+    """The options a docking's results depend on, as its resume key holds them."""
+    chosen: dict[str, Any] = {}
+    for f in fields(options):
+        value, rule = getattr(options, f.name), f.metadata[KEY]
+        if rule == "unless" and value == f.metadata["off"]:
+            continue
+        if rule is None:
+            continue
+        if isinstance(value, Engine):
+            value = [value.backend, value.precision]
+        chosen[f.name] = value
+    return chosen
 
 
 def check_options(options: DockOptions) -> None:

@@ -22,7 +22,7 @@ from ..preparation.paratope import require_paratope
 from ..preparation.prepare import SetupOptions, prepare_setup
 from ..runlog import LOGGER, RunRecord, file_record, untimed
 from .analyse import analyse
-from .options import DockOptions, check_options, engine_name, with_defaults
+from .options import DockOptions, check_options, engine_name, key_options, with_defaults
 
 #: What ``dock`` records in its output folder: the run's key, its stage and score history.
 DOCK_RECORD = "sparkledock_dock.json"
@@ -46,30 +46,13 @@ def _check_inputs(**files: str | os.PathLike[str] | None) -> None:
 
 
 def dock_key(receptor, ligand, restraints, options: DockOptions) -> str:
-    """What a docking's results depend on: its input files' bytes and the protocol options
-    (not ``top``, ``threads`` or ``quiet``, which change no trajectory). A folder resumes only
-    the docking of the same key."""
+    """What a docking's results depend on: its input files' bytes and the options that
+    change a trajectory (:func:`~.options.key_options`, from each field's part in the key).
+    A folder resumes only the docking of the same key."""
     digest = hashlib.sha256()
     for path in (receptor, ligand, restraints):
         digest.update(b"-" if path is None else hashlib.sha256(Path(path).read_bytes()).digest())
-    engine = options.engine
-    protocol = {
-        "steps": options.steps,
-        "glowworms": options.glowworms,
-        "swarms": options.swarms,
-        "anm": options.anm,
-        "seed": options.seed,
-        "map_modified": options.map_modified,
-        "scoring": options.scoring,
-        **({"scoring_mode": options.scoring_mode} if options.scoring_mode != "exact" else {}),
-        "engine": None if engine is None else [engine.backend, engine.precision],
-        # where the swarms go (only when set, so that earlier dockings keep their keys)
-        **{k: True for k in ("membrane", "transmembrane", "paratope") if getattr(options, k)},
-        # always: a folder made before protocols existed never resumes under a new default
-        "protocol": options.protocol,
-        "swarm_spacing": options.swarm_spacing,
-        "stop_tolerance": options.stop_tolerance,
-    }
+    protocol = key_options(options)
     digest.update(json.dumps(protocol, sort_keys=True).encode())
     return digest.hexdigest()
 
