@@ -347,3 +347,35 @@ def test_engine_and_scoring_conflicts_are_the_packages_errors():
         with pytest.raises(EngineError) as caught:
             call()
         assert isinstance(caught.value, SparkledockError) and isinstance(caught.value, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--seed", "-1"], "--seed must be an integer from 0 to 2\\*\\*32 - 1, got -1"),
+        (["--seed", str(2**32)], "--seed must be an integer from 0 to 2\\*\\*32 - 1"),
+        (["--anm", "--anm-seed", "-3"], "--anm-seed must be an integer"),
+        (["-sd", "nan"], "surface density must be a finite number, got nan"),
+        (["-sd", "inf"], "surface density must be a finite number, got inf"),
+        (["--anm", "--anm-rmsd", "nan"], "anm rmsd must be a finite number"),
+    ],
+)
+def test_setup_refuses_bad_seeds_and_non_finite_numbers_before_any_work(
+    tmp_path, capsys, flags, message
+):
+    """A seed the generators cannot take, or a NaN or infinite number, is one line naming the
+    option and nothing is written (no traceback from NumPy's seeding, no NaN in setup.json)."""
+    src = BENCH / "2X9A"
+    out = tmp_path / "setup"
+    argv = ["setup", str(src / "2X9A_r_u.pdb"), str(src / "2X9A_l_u.pdb"), "-o", str(out)]
+    assert main([*argv, "-s", "2", "-g", "4", *flags]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and re.search(message, err[0]), err
+    assert not out.exists()
+
+
+def test_run_refuses_a_seed_out_of_range(tmp_path, capsys):
+    folder = shutil.copytree(BENCH / "2X9A" / "lightdock_setup", tmp_path / "setup")
+    assert main(["run", str(folder), "2", "--seed", str(2**40), "--swarms", "0"]) == 1
+    assert "--seed must be an integer from 0 to 2**32 - 1" in capsys.readouterr().err
+    assert not list(folder.glob("swarm_0/gso_*.out"))

@@ -150,9 +150,10 @@ def prepare(
     returns the folder."""
     from .fileutil import folder_lock
     from .io.setupdir import SetupDir
-    from .preparation.prepare import prepare_setup
+    from .preparation.prepare import check_setup_options, prepare_setup
     from .runlog import LOGGER, RunRecord, file_record
 
+    check_setup_options(options)  # (before the folder, its lock or a stage line)
     runrec = RunRecord(Path(out), "setup", options=options)
     files = {"receptor": receptor, "ligand": ligand, "restraints": restraints}
     with folder_lock(out):

@@ -12,7 +12,7 @@ from ..analysis.ranking import DFIRE_SEARCH, NEEDS, default_method
 from ..backend import Engine
 from ..engine.spec import SCORING_MODES
 from ..errors import SparkledockError
-from ..seeds import DEFAULT_SEED
+from ..seeds import DEFAULT_SEED, check_seed
 
 FILTER_FRACTION = 0.4
 
@@ -117,6 +117,7 @@ def check_options(options: DockOptions) -> None:
         require_openmm()
     if options.threads is not None and options.threads < 1:
         raise SparkledockError(f"--threads must be at least 1, got {options.threads}")
+    check_seed(options.seed)
     protocol_spacing(options.protocol, True)  # (refuses an unknown protocol)
     for name in ("swarm_spacing", "stop_tolerance"):
         value = getattr(options, name)

@@ -30,7 +30,7 @@ from ..backend import Engine
 from ..errors import EngineError, SparkledockError
 from ..io.lightdock import read_poses
 from ..molecule.system import DockingSetup
-from ..seeds import DEFAULT_SEED
+from ..seeds import DEFAULT_SEED, check_seed
 from . import costs
 from .checkpoint import starting_files, swarm_finished
 from .context import RunContext, load_run_context
@@ -127,6 +127,7 @@ def run_simulation(
             every rank under MPI).
     """
     check_stop_tolerance(stop_tolerance)
+    check_seed(seed)
     options = RunOptions(
         engine=engine or Engine(),
         threads=threads,

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import shutil
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +48,7 @@ from ..molecule.structure import (
 )
 from ..molecule.system import Partner, ligand_chain_ids
 from ..scoring import check_molecules, get_scoring
-from ..seeds import DEFAULT_SEED
+from ..seeds import DEFAULT_SEED, check_seed
 from ..version import __version__
 from .lightdock_poses import lightdock_poses
 from .membrane import bead_heights, membrane_atoms, membrane_side
@@ -137,27 +138,37 @@ def _paratope(receptor: Atoms, path: Path, restrained: bool) -> list[str]:
     return require_paratope(receptor, str(path))
 
 
-def _check_options(options: SetupOptions) -> None:
-    """Refuse impossible option values before any work (one line each)."""
+def check_setup_options(options: SetupOptions) -> None:
+    """Refuse impossible option values before any work (one line each): seeds the
+    generators take, every number finite, counts and lengths in range."""
+    check_seed(options.seed, "--seed")
+    if options.anm_seed is not None:
+        check_seed(options.anm_seed, "--anm-seed")
+    for f in fields(options):
+        value = getattr(options, f.name)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise SparkledockError(
+                f"{f.name.replace('_', ' ')} must be a finite number, got {value}"
+            )
     if options.glowworms < 1:
         raise SparkledockError(f"glowworms must be at least 1, got {options.glowworms}")
     if options.swarms < 0:
         raise SparkledockError(f"swarms must be 0 (LightDock's rule) or more, got {options.swarms}")
     if options.anm and (options.anm_rec < 0 or options.anm_lig < 0):
         raise SparkledockError("normal-mode counts must not be negative")
-    if options.anm and min(options.anm_rmsd, options.lig_rmsd) <= 0:
+    if options.anm and not min(options.anm_rmsd, options.lig_rmsd) > 0:
         raise SparkledockError(
             f"normal-mode RMSD must be positive, got {options.anm_rmsd} / {options.lig_rmsd}"
         )
-    if options.surface_density <= 0:
+    if not options.surface_density > 0:
         raise SparkledockError(f"surface density must be positive, got {options.surface_density}")
-    if options.fixed_distance < 0:
+    if not options.fixed_distance >= 0:
         raise SparkledockError(f"fixed distance must not be negative, got {options.fixed_distance}")
     if options.swarms_per_restraint < 1:
         raise SparkledockError(
             f"swarms per restraint must be at least 1, got {options.swarms_per_restraint}"
         )
-    if options.swarm_radius <= 0:
+    if not options.swarm_radius > 0:
         raise SparkledockError(f"swarm radius must be positive, got {options.swarm_radius}")
     if not options.swarm_spacing >= 0 or options.swarm_spacing == float("inf"):
         raise SparkledockError(
@@ -318,7 +329,7 @@ def prepare_setup(
     """
     out = Path(output)
     rec_path, lig_path = Path(receptor), Path(ligand)
-    _check_options(options)
+    check_setup_options(options)
     check_output_folder(out)
     folder = SetupDir(out)
     if folder.setup_json.exists() and not force:
