@@ -48,6 +48,31 @@ def test_bad_configuration_files_are_one_line(tmp_path, text, says):
         read_gso_config(path)
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        ("rho = 0.4", "rho = nan", "rho = 'nan' must be from 0 to 1"),
+        ("rho = 0.4", "rho = 1.5", "rho = '1.5' must be from 0 to 1"),
+        ("gamma = 0.6", "gamma = -0.6", "gamma = '-0.6' must be 0 or more"),
+        ("beta = 0.16", "beta = inf", "beta = 'inf' must be 0 or more"),
+        ("initialLuciferin = 5.0", "initialLuciferin = inf", "must be a finite number"),
+        ("initialVisionRange = 15.0", "initialVisionRange = 0", "must be positive"),
+        ("maximumVisionRange = 40.0", "maximumVisionRange = -40", "must be positive"),
+        ("maximumNeighbors = 5", "maximumNeighbors = 0", "must be at least 1"),
+    ],
+)
+def test_meaningless_gso_constants_are_refused(tmp_path, old, new, says):
+    """NaN, infinities and out-of-range constants never reach a run (they wrote NaN into the
+    gso files): one line naming the file and the key."""
+    path = tmp_path / "glowworm.conf"
+    text = CONF.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+    with pytest.raises(InputFileError, match=re.escape(says)) as error:
+        read_gso_config(path)
+    assert "\n" not in str(error.value) and str(path) in str(error.value)
+
+
 def test_run_key_keeps_its_old_form_with_lightdocks_defaults():
     spec = RunSpec(10, (0,), "dfire", 1, True)
     assert "gso" not in json.loads(spec.key())

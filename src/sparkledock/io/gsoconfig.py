@@ -9,11 +9,24 @@ normal-mode steps are command-line options (``-t``, ``-r``, ``-ns``), not keys.
 from __future__ import annotations
 
 import configparser
+import math
 import os
 from dataclasses import replace
 
 from ..engine.gso import GSOParameters
 from ..errors import InputFileError, SparkledockError
+
+#: What each constant may be (a finite number always): the luciferin decay is a fraction,
+#: the other rates are not negative, vision ranges are lengths, neighbours a count.
+RANGES: dict[str, tuple[float, float, str]] = {
+    "rho": (0.0, 1.0, "from 0 to 1"),
+    "gamma": (0.0, math.inf, "0 or more"),
+    "beta": (0.0, math.inf, "0 or more"),
+    "initial_luciferin": (-math.inf, math.inf, "a finite number"),
+    "initial_vision_range": (0.0, math.inf, "positive"),
+    "max_vision_range": (0.0, math.inf, "positive"),
+    "max_neighbors": (1, math.inf, "at least 1"),
+}
 
 #: key in the file -> GSOParameters field, and its type
 KEYS: dict[str, tuple[str, type]] = {
@@ -33,8 +46,9 @@ def read_gso_config(
     """``base`` with the seven GSO constants of a LightDock configuration file.
 
     Raises:
-        InputFileError: unreadable file, no ``[GSO]`` section, a missing key or a value
-            that is not a number (one line, naming the file and the key).
+        InputFileError: unreadable file, no ``[GSO]`` section, a missing key, a value that
+            is not a number or out of :data:`RANGES` (NaN and infinities included; one
+            line, naming the file and the key).
     """
     parser = configparser.ConfigParser()
     parser.optionxform = str  # LightDock's keys are camelCase
@@ -55,6 +69,12 @@ def read_gso_config(
             values[name] = kind(text)
         except ValueError:
             raise InputFileError(f"{path}: [GSO] {key} = {text!r} is not a number") from None
+        low, high, allowed = RANGES[name]
+        value = values[name]
+        strict = name in ("initial_vision_range", "max_vision_range")
+        inside = (low < value if strict else low <= value) and value <= high
+        if not math.isfinite(value) or not inside:
+            raise InputFileError(f"{path}: [GSO] {key} = {text!r} must be {allowed}")
     return replace(base or GSOParameters(), **values)
 
 
