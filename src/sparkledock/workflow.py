@@ -190,16 +190,14 @@ def setup(
     ``path``). ``options``: :class:`~sparkledock.preparation.prepare.SetupOptions` fields;
     without ``swarm_spacing``, ``protocol`` places the swarms as ``sparkledock setup`` does
     (restraint-focused with receptor restraints under ``sparkledock``)."""
-    from .docking import protocol_spacing
+    from .docking.options import setup_spacing
     from .io.lightdock import load_setup
     from .preparation.prepare import SetupOptions
     from .runlog import console_for_api
 
     console_for_api(quiet)
     chosen = {"anm": True, **options}
-    if chosen.get("swarm_spacing") is None:
-        paratope = bool(chosen.get("paratope", False))
-        chosen["swarm_spacing"] = protocol_spacing(protocol, restraints is not None, paratope)
+    chosen["swarm_spacing"] = setup_spacing(chosen, protocol, restraints is not None)
     folder = prepare(
         receptor,
         ligand,

@@ -229,17 +229,15 @@ def setup_options(values: dict[str, Any]) -> SetupOptions:
     when none is asked for."""
     from dataclasses import fields
 
-    from ..docking import protocol_spacing
+    from ..docking.options import setup_spacing
     from ..preparation.prepare import SetupOptions
 
     known = {f.name for f in fields(SetupOptions)}
     chosen = {_SETUP_RENAMED.get(k, k): v for k, v in values.items()}
     chosen = {k: v for k, v in chosen.items() if k in known}
     chosen["map_modified"] = not values.get("no_map_modified", False)
-    if chosen.get("swarm_spacing") is None:
-        restrained = values.get("restraints") is not None
-        paratope = bool(values.get("paratope", False))
-        chosen["swarm_spacing"] = protocol_spacing(values["protocol"], restrained, paratope)
+    restrained = values.get("restraints") is not None
+    chosen["swarm_spacing"] = setup_spacing(chosen, values["protocol"], restrained)
     return SetupOptions(**chosen)
 
 

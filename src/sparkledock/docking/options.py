@@ -166,6 +166,15 @@ def protocol_spacing(protocol: str, restrained: bool, paratope: bool = False) ->
     return RESTRAINED_SPACING_A if focused else 0.0
 
 
+def setup_spacing(chosen: dict[str, Any], protocol: str, restrained: bool) -> float:
+    """The swarm spacing of setup options ``chosen`` (by field name): the one asked for, else
+    the protocol's (:func:`protocol_spacing`); what ``sparkledock setup`` and
+    :func:`sparkledock.setup` both place swarms by."""
+    spacing = chosen.get("swarm_spacing")
+    paratope = bool(chosen.get("paratope", False))
+    return spacing if spacing is not None else protocol_spacing(protocol, restrained, paratope)
+
+
 def with_defaults(options: DockOptions, restrained: bool) -> DockOptions:
     """``options`` with what follows the protocol and the presence of restraints decided: the
     ranking method (the one asked for, else :func:`~sparkledock.analysis.ranking.
