@@ -209,3 +209,28 @@ def test_a_new_run_leaves_no_files_of_the_last(tmp_path):
         "gso_10.out",
         "sparkledock_done.json",
     ]
+
+
+def test_no_lock_file_is_left_when_a_command_ends(tmp_path):
+    """The folder lock goes with the command: after a setup and a run that succeed, and after
+    a docking refused in a folder of the user's (which keeps its own file only)."""
+    from sparkledock.errors import InputFileError
+    from sparkledock.fileutil import LOCK_NAME
+
+    out = tmp_path / "setup"
+    rec, lig = SRC / "2X9A_r_u.pdb", SRC / "2X9A_l_u.pdb"
+    assert main(["setup", str(rec), str(lig), "-o", str(out), "-s", "2", "-g", "4", "--quiet"]) == 0
+    assert not (out / LOCK_NAME).exists()
+    assert main(["run", str(out), "1", "--quiet"]) == 0
+    assert not (out / LOCK_NAME).exists()
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine\n")
+    assert main(["dock", str(rec), str(lig), "-o", str(mine), "--quiet"]) == 1
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+    with folder_lock(out):  # held: a second holder is refused, and the lock stays
+        assert (out / LOCK_NAME).exists()
+        with pytest.raises(InputFileError, match="another sparkledock process"), folder_lock(out):
+            pass
+        assert (out / LOCK_NAME).exists()
+    assert not (out / LOCK_NAME).exists()

@@ -101,8 +101,10 @@ def check_output_folder(out: str | os.PathLike[str]) -> None:
 def folder_lock(folder: str | os.PathLike[str]) -> Iterator[Path]:
     """Hold ``folder`` for this process: a second sparkledock process on the same folder
     refuses at once instead of mixing its files with ours. Orphan temporary files of an
-    earlier, killed process are removed once the lock is held. A folder created here that
-    holds nothing but the lock when the work ends (it failed) is removed.
+    earlier, killed process are removed once the lock is held. The lock file goes when the
+    work ends (removed while still held, so a process that opened it just before finds it
+    gone and takes the new one); a folder created here that holds nothing when the work ends
+    (it failed) is removed too.
 
     Raises:
         InputFileError: another process holds the folder (its pid in the message).
@@ -112,23 +114,39 @@ def folder_lock(folder: str | os.PathLike[str]) -> Iterator[Path]:
     created = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
     lock = folder / LOCK_NAME
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666 & ~_umask())
+    fd = _take_lock(folder, lock)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-            raise InputFileError(
-                f"{folder}: another sparkledock process (pid {holder}) is using this folder; "
-                "wait for it to finish or use another folder"
-            ) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         remove_orphan_temporaries(folder)
         yield folder
     finally:
+        with contextlib.suppress(OSError):
+            lock.unlink()  # (still held: nobody can take a lock file that is gone)
         os.close(fd)  # releases the lock
-        with contextlib.suppress(OSError):  # a folder made only for the lock goes again
-            if created and os.listdir(folder) == [LOCK_NAME]:
-                lock.unlink()
+        with contextlib.suppress(OSError):  # a folder made only for the work goes again
+            if created and not os.listdir(folder):
                 folder.rmdir()
+
+
+def _take_lock(folder: Path, lock: Path) -> int:
+    """An open, exclusively locked descriptor of ``lock``, the file that is at that path now
+    (one removed by the process that held it, after we opened it, is opened again)."""
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666 & ~_umask())
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise InputFileError(
+                f"{folder}: another sparkledock process (pid {holder}) is using this folder; "
+                "wait for it to finish or use another folder"
+            ) from None
+        try:
+            same = os.stat(lock).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
+        os.close(fd)  # the holder removed it as it finished: take the one there now
