@@ -59,12 +59,7 @@ def configure_logging(
     detail too with ``verbose``) and, with ``log_file``, everything to that file. Called once
     by the CLI; the Python API sets only its stderr line's level (:func:`console_for_api`)."""
     LOGGER.handlers.clear()
-    LOGGER.setLevel(logging.DEBUG)
-    LOGGER.propagate = False
-    console = _Stderr()
-    console.setLevel(logging.WARNING if quiet else logging.DEBUG if verbose else logging.INFO)
-    console.setFormatter(logging.Formatter(CONSOLE_FORMAT))
-    LOGGER.addHandler(console)
+    _console().setLevel(logging.WARNING if quiet else logging.DEBUG if verbose else logging.INFO)
     if log_file is not None:
         handler = logging.FileHandler(log_file, encoding="utf-8")
         handler.setLevel(logging.DEBUG)
@@ -76,6 +71,12 @@ def console_for_api(quiet: bool) -> None:
     """The CLI's stage lines on stderr for a Python call too (warnings only with ``quiet``):
     the logger's stderr handler is added where it is missing and set to the call's level;
     handlers the caller added are left as they are."""
+    _console().setLevel(logging.WARNING if quiet else logging.INFO)
+
+
+def _console() -> _Stderr:
+    """The logger's stderr handler, added (the logger passing everything to its handlers,
+    not to the root's) where it has none."""
     console = next((h for h in LOGGER.handlers if isinstance(h, _Stderr)), None)
     if console is None:
         console = _Stderr()
@@ -83,7 +84,7 @@ def console_for_api(quiet: bool) -> None:
         LOGGER.addHandler(console)
         LOGGER.setLevel(logging.DEBUG)
         LOGGER.propagate = False
-    console.setLevel(logging.WARNING if quiet else logging.INFO)
+    return console
 
 
 def peak_memory_bytes() -> int:

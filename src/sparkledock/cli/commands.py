@@ -28,6 +28,7 @@ from .options import (
     CHUNK,
     engine_of,
     example_dir,
+    options_by_name,
     report_run,
     run_options,
     setup_options,
@@ -209,14 +210,9 @@ def dock_options(args: argparse.Namespace, **fixed: int) -> DockOptions:
     """`dock`/`screen` options from the command line (``fixed`` overrides, for --example):
     every :class:`~sparkledock.docking.DockOptions` field the command has an option of, by
     name, ``--no-map-modified`` turned around and the engine resolved."""
-    from dataclasses import fields
-
     from ..docking import DockOptions
 
-    given = vars(args)
-    chosen = {f.name: given[f.name] for f in fields(DockOptions) if f.name in given}
-    chosen["map_modified"] = not given.get("no_map_modified", False)
-    chosen.update(fixed)
+    chosen = {**options_by_name(DockOptions, vars(args)), **fixed}
     return DockOptions(**{**chosen, "engine": engine_of(args)})
 
 

@@ -222,20 +222,29 @@ def vars_of(args: argparse.Namespace) -> dict:
 _SETUP_RENAMED = {"starting": "write_starting_positions"}
 
 
+def options_by_name(
+    kind: type, values: dict[str, Any], renamed: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """The fields of options dataclass ``kind`` that parsed arguments ``values`` give, by
+    name (``renamed``: argument -> field), with ``--no-map-modified`` turned around."""
+    from dataclasses import fields
+
+    known = {f.name for f in fields(kind)}
+    chosen = {(renamed or {}).get(k, k): v for k, v in values.items()}
+    chosen = {k: v for k, v in chosen.items() if k in known}
+    chosen["map_modified"] = not values.get("no_map_modified", False)
+    return chosen
+
+
 def setup_options(values: dict[str, Any]) -> SetupOptions:
     """``setup``'s options from parsed arguments, sparkledock's or ``lightdock3_setup.py``'s
     (named alike): the fields of :class:`~sparkledock.preparation.prepare.SetupOptions`
     present, ``--no-map-modified`` turned around, and the swarm spacing the protocol gives
     when none is asked for."""
-    from dataclasses import fields
-
     from ..docking.options import setup_spacing
     from ..preparation.prepare import SetupOptions
 
-    known = {f.name for f in fields(SetupOptions)}
-    chosen = {_SETUP_RENAMED.get(k, k): v for k, v in values.items()}
-    chosen = {k: v for k, v in chosen.items() if k in known}
-    chosen["map_modified"] = not values.get("no_map_modified", False)
+    chosen = options_by_name(SetupOptions, values, _SETUP_RENAMED)
     restrained = values.get("restraints") is not None
     chosen["swarm_spacing"] = setup_spacing(chosen, values["protocol"], restrained)
     return SetupOptions(**chosen)
