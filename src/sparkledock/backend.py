@@ -132,3 +132,44 @@ DEFAULT_FIELD_BUDGET = 2 * 2**30
 def default_workspace(engine: Engine) -> int:
     """Scoring workspace for an engine when nothing else decides it."""
     return CPU_WORKSPACE if engine.device == "cpu" else GPU_WORKSPACE
+
+
+#: Fraction of the available memory one allocation may take (the rest is for the
+#: allocator, the interpreter and other work).
+USABLE_FRACTION = 0.8
+
+
+def host_available_bytes() -> int:
+    """The host's available memory (``MemAvailable``: free pages plus reclaimable cache)."""
+    import os
+
+    try:
+        with open("/proc/meminfo") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return 8 * 2**30
+
+
+def _size(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.3g} {unit}"
+        n /= 1024
+    return f"{n:.3g} PiB"
+
+
+def require_memory(need: float, what: str) -> None:
+    """A one-line EngineError, before allocating, when ``need`` bytes (for ``what``) exceed
+    :data:`USABLE_FRACTION` of this host's available memory."""
+    have = host_available_bytes()
+    if need > USABLE_FRACTION * have:
+        raise EngineError(
+            f"{what} would need {_size(need)}, more than this machine can give "
+            f"({_size(have)} available); use fewer"
+        )

@@ -51,12 +51,23 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, durable: bool = T
     atomic_write_bytes(path, text.encode(), durable)
 
 
-def read_text_input(path: str | os.PathLike[str], what: str) -> str:
-    """The text of a small input file (restraints, poses, pairs), or a one-line error naming
-    it: missing, unreadable, binary, or not UTF-8 text."""
+def check_input_file(path: str | os.PathLike[str], what: str) -> Path:
+    """``path`` if it names a readable file, else a one-line error naming it: missing, a
+    folder, or unreadable (before anything reads it, records it or works on it)."""
     path = Path(path)
+    if path.is_dir():
+        raise InputFileError(f"{path}: a folder, not a {what} file")
     if not path.is_file():
         raise InputFileError(f"{path}: no such {what} file")
+    if not os.access(path, os.R_OK):
+        raise InputFileError(f"{path}: cannot read {what} file (permission denied)")
+    return path
+
+
+def read_text_input(path: str | os.PathLike[str], what: str) -> str:
+    """The text of a small input file (restraints, poses, pairs, rankings, scoring files), or
+    a one-line error naming it: missing, a folder, unreadable, binary, or not UTF-8 text."""
+    path = check_input_file(path, what)
     try:
         raw = path.read_bytes()
     except OSError as exc:

@@ -94,13 +94,23 @@ def read_dock_result(folder: str | os.PathLike[str]) -> DockResult:
 
 
 def _split(options: dict[str, Any], kind: type, what: str) -> Any:
+    """``kind``'s options from keyword arguments, each checked against its field's type (an
+    ``engine`` may be given by name: ``"torch"``, ``"numba"``, ``"auto"``)."""
+    from .typecheck import check_fields
+
     known = {f.name for f in fields(kind)}
     unknown = sorted(set(options) - known)
     if unknown:
         raise SparkledockError(
             f"{what}: unknown option(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})"
         )
-    return kind(**options)
+    if isinstance(options.get("engine"), str):
+        from .backend import resolve_engine
+
+        options = {**options, "engine": resolve_engine(options["engine"])}
+    chosen = kind(**options)
+    check_fields(chosen, what)
+    return chosen
 
 
 def dock(
@@ -148,14 +158,17 @@ def prepare(
     """The setup stage (``sparkledock setup``, ``lightdock3_setup.py``, :func:`setup`): takes
     ``out``'s lock, writes the setup folder and its run.json record (inputs, options, time);
     returns the folder."""
-    from .fileutil import folder_lock
+    from .fileutil import check_input_file, folder_lock
     from .io.setupdir import SetupDir
     from .preparation.prepare import check_setup_options, prepare_setup
     from .runlog import LOGGER, RunRecord, file_record
 
     check_setup_options(options)  # (before the folder, its lock or a stage line)
-    runrec = RunRecord(Path(out), "setup", options=options)
     files = {"receptor": receptor, "ligand": ligand, "restraints": restraints}
+    for what, path in files.items():
+        if path is not None:
+            check_input_file(path, what)
+    runrec = RunRecord(Path(out), "setup", options=options)
     with folder_lock(out):
         runrec.inputs = {k: file_record(v) for k, v in files.items() if v is not None}
         with runrec.stage("setup", f"{Path(receptor).name} + {Path(ligand).name}"):
@@ -231,6 +244,12 @@ def execute(
     from .io.setupdir import SetupDir
     from .runlog import RunRecord, untimed
 
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise SparkledockError(f"run: steps must be an integer of at least 1, got {steps!r}")
+    if isinstance(engine, str):
+        from .backend import resolve_engine
+
+        engine = resolve_engine(engine)
     engine = engine if engine is not None else Engine()
     path = Path(getattr(setup_folder, "path", setup_folder))  # (a folder, or a loaded setup)
     root = path if path.is_dir() else path.parent

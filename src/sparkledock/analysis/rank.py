@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputFileError
-from ..fileutil import atomic_write_text
+from ..fileutil import atomic_write_text, read_text_input
 from ..io.lightdock import GSOOutput, read_gso_output, split_pose_line
 from ..io.setupdir import SetupDir, model_name
 
@@ -42,10 +42,10 @@ class Ranked:
 def read_cluster_repr(path: str | os.PathLike[str]) -> list[int]:
     """Representative glowworm ids of a ``cluster.repr``, in file order."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise InputFileError(f"{path}: no such file (cluster the swarm first)")
     ids = []
-    for lineno, line in enumerate(path.read_text().splitlines(), start=1):
+    for lineno, line in enumerate(read_text_input(path, "cluster").splitlines(), start=1):
         try:
             ids.append(int(line.split(":")[3]))
         except (IndexError, ValueError):
@@ -125,10 +125,8 @@ def write_ranking(path: str | os.PathLike[str], ranking: list[Ranked]) -> None:
 def read_ranking(path: str | os.PathLike[str]) -> list[Ranked]:
     """Read a ranking in LightDock's format (ours or LightDock's ``rank_by_scoring.list``)."""
     path = Path(path)
-    if not path.is_file():
-        raise InputFileError(f"{path}: no such ranking file")
     out = []
-    for lineno, line in enumerate(path.read_text().splitlines(), start=1):
+    for lineno, line in enumerate(read_text_input(path, "ranking").splitlines(), start=1):
         if not line.strip() or line.startswith("Swarm"):
             continue
         try:

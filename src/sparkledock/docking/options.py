@@ -49,7 +49,8 @@ class DockOptions:
     steps: int = field(default=100, metadata=_key("always"))
     glowworms: int = field(default=200, metadata=_key("always"))
     swarms: int = field(default=0, metadata=_key("always"))
-    anm: bool = field(default=True, metadata=_key("always"))
+    #: normal modes (None: unless the scoring function is rigid-only, as MJ3h and TOBI are)
+    anm: bool | None = field(default=None, metadata=_key("always"))
     top: int = field(default=10, metadata=_key())
     seed: int = field(default=DEFAULT_SEED, metadata=_key("always"))
     threads: int | None = field(default=None, metadata=_key())
@@ -101,6 +102,8 @@ def key_options(options: DockOptions) -> dict[str, Any]:
             continue
         if isinstance(value, Engine):
             value = [value.backend, value.precision]
+        if f.name == "anm" and value is None:  # (as with_defaults decides it)
+            value = not _rigid_only(options.scoring)
         chosen[f.name] = value
     return chosen
 
@@ -118,6 +121,8 @@ def check_options(options: DockOptions) -> None:
     if options.threads is not None and options.threads < 1:
         raise SparkledockError(f"--threads must be at least 1, got {options.threads}")
     check_seed(options.seed)
+    if sum((options.membrane, options.transmembrane, options.paratope)) > 1:
+        raise SparkledockError("--membrane, --transmembrane and --paratope: give one of them")
     protocol_spacing(options.protocol, True)  # (refuses an unknown protocol)
     for name in ("swarm_spacing", "stop_tolerance"):
         value = getattr(options, name)
@@ -175,6 +180,17 @@ def setup_spacing(chosen: dict[str, Any], protocol: str, restrained: bool) -> fl
     return spacing if spacing is not None else protocol_spacing(protocol, restrained, paratope)
 
 
+def _rigid_only(scoring: str) -> bool:
+    """Whether a scoring spec has no normal-mode support (False for one that cannot be read:
+    the checks name what is wrong with it)."""
+    from ..scoring import get_scoring
+
+    try:
+        return bool(getattr(get_scoring(scoring), "rigid_only", False))
+    except SparkledockError:
+        return False
+
+
 def with_defaults(options: DockOptions, restrained: bool) -> DockOptions:
     """``options`` with what follows the protocol and the presence of restraints decided: the
     ranking method (the one asked for, else :func:`~sparkledock.analysis.ranking.
@@ -182,6 +198,8 @@ def with_defaults(options: DockOptions, restrained: bool) -> DockOptions:
     and the swarm spacing. The ``lightdock`` protocol is LightDock 0.9.4's: its swarm rule,
     exact search, ranking by score; ``sparkledock`` with restraints places swarms by the
     restraint-focused rule (:data:`RESTRAINED_SPACING_A`)."""
+    if options.anm is None:
+        options = dataclasses.replace(options, anm=not _rigid_only(options.scoring))
     if options.swarm_spacing is None:
         spacing = protocol_spacing(options.protocol, restrained, options.paratope)
         options = dataclasses.replace(options, swarm_spacing=spacing)

@@ -22,18 +22,16 @@ from ..preparation.paratope import require_paratope
 from ..preparation.prepare import SetupOptions, prepare_setup
 from ..runlog import LOGGER, RunRecord, file_record, untimed
 from .analyse import analyse
-from .options import DockOptions, check_options, engine_name, key_options, with_defaults
+from .checks import check_docking
+from .options import DockOptions, engine_name, key_options, with_defaults
 
 #: What ``dock`` records in its output folder: the run's key, its stage and score history.
 DOCK_RECORD = "sparkledock_dock.json"
 
 
-def _check_inputs(**files: str | os.PathLike[str] | None) -> None:
-    for what, path in files.items():
-        if path is not None and not Path(path).is_file():
-            raise InputFileError(f"{path}: no such {what} file")
-    reference = files.get("reference")
-    if reference is not None:  # read now, not after the docking it evaluates
+def _check_reference(reference: str | os.PathLike[str] | None) -> None:
+    """A reference complex is read now, not after the docking it evaluates."""
+    if reference is not None:
         from ..analysis.evaluate import require_dockq
 
         require_dockq()
@@ -154,10 +152,8 @@ def dock(
         record: Any = {}
         if lead:
             try:
-                check_options(options)
-                _check_inputs(
-                    receptor=receptor, ligand=ligand, restraints=restraints, reference=reference
-                )
+                check_docking(receptor, ligand, restraints, reference, options)
+                _check_reference(reference)
                 if options.paratope:  # an antibody receptor and no restraints, before any work
                     if restraints is not None:
                         raise SparkledockError(

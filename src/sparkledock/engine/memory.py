@@ -9,14 +9,10 @@ another, with identical results (each swarm's random stream is its own).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
-from ..backend import Engine
+from ..backend import Engine, host_available_bytes
 from ..errors import OutOfMemoryError
-
-#: Fraction of the free memory a plan may use (the rest is for the allocator and others).
-USABLE_FRACTION = 0.8
 
 
 def swarm_bytes(n_glow: int, pose_size: int) -> int:
@@ -35,17 +31,7 @@ def free_bytes(engine: Engine) -> int:
 
         free, _total = torch.cuda.mem_get_info(torch.device(engine.device))
         return int(free)
-    try:  # MemAvailable counts reclaimable page cache, unlike the free-pages count
-        with open("/proc/meminfo") as handle:
-            for line in handle:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (ValueError, OSError, AttributeError):
-        return 8 * 2**30
+    return host_available_bytes()
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import Engine, default_workspace
+from ..backend import USABLE_FRACTION, Engine, default_workspace
 from ..errors import EngineError, InputFileError
 from ..fileutil import atomic_write_text
 from ..io.lightdock import (
@@ -47,7 +47,7 @@ from .checkpoint import (
 )
 from .context import RunContext
 from .costs import imbalance
-from .memory import USABLE_FRACTION, MemoryPlan, free_bytes, plan_groups
+from .memory import MemoryPlan, free_bytes, plan_groups
 from .spec import CHECKPOINT, FAST_MODES, SAVE_EVERY, RunSpec, StepLog, converged
 
 

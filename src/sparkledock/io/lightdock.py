@@ -325,10 +325,8 @@ def read_gso_output(path: str | os.PathLike[str]) -> GSOOutput:
         InputFileError: missing file or a malformed line (named).
     """
     path = Path(path)
-    if not path.is_file():
-        raise InputFileError(f"{path}: no such file")
     rows = []
-    for lineno, line in enumerate(path.read_text().splitlines(), start=1):
+    for lineno, line in enumerate(read_text_input(path, "gso").splitlines(), start=1):
         if not line.strip() or line.startswith("#"):
             continue
         try:

@@ -29,7 +29,7 @@ import numpy as np
 from ..backend import Engine
 from ..cli.options import at_least, report_run, run_options, setup_options, show_warning
 from ..errors import InputFileError, SparkledockError
-from ..fileutil import atomic_write_text
+from ..fileutil import atomic_write_text, read_text_input
 from ..io.lightdock import load_setup
 from ..io.setupdir import SetupDir, model_name
 from ..molecule.system import DockingSetup
@@ -126,10 +126,7 @@ def _setup_parser() -> argparse.ArgumentParser:
 
 def _has_receptor_restraints(path: Path) -> bool:
     """Whether a LightDock restraints file lists an active or passive receptor residue."""
-    try:
-        lines = path.read_text().splitlines()
-    except OSError:
-        return False  # the setup itself reports the unreadable file
+    lines = read_text_input(path, "restraints").splitlines()
     return any(line.split()[:1] == ["R"] and len(line.split()) > 1 for line in lines)
 
 

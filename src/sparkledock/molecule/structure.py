@@ -11,6 +11,7 @@ import gzip
 import itertools
 import math
 import os
+import re
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields, replace
@@ -207,6 +208,11 @@ def _name_bad_pdb_line(path: Path, text: str) -> None:
             raise InputFileError(f"{path}:{lineno}: malformed residue number in {line.rstrip()!r}")
 
 
+#: An atom line whose charge columns (79-80) hold two digits, which gemmi refuses (old files
+#: put serials or segment numbers there); nothing here reads charges, so they are blanked.
+_BAD_CHARGE = re.compile(r"^((?:ATOM  |HETATM).{72})[0-9]{2}", re.MULTILINE)
+
+
 def structure_text(path: Path) -> tuple[str, str]:
     """The text of a structure file and its name without ``.gz`` (gzip is read as such;
     a byte that is not UTF-8, such as Latin-1 in a REMARK, is read as Latin-1)."""
@@ -252,7 +258,7 @@ def read_structure(path: str | os.PathLike[str]) -> Atoms:
             st = gemmi.make_structure_from_block(gemmi.cif.read_string(text).sole_block())
         else:
             _check_pdb_lines(path, text)
-            st = gemmi.read_pdb_string(text)
+            st = gemmi.read_pdb_string(_BAD_CHARGE.sub(r"\1  ", text))
     except InputFileError:
         raise
     except Exception as exc:  # gemmi raises plain RuntimeError/ValueError

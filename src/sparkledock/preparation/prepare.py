@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..backend import require_memory
 from ..errors import InputFileError, SparkledockError, SparkledockWarning
 from ..fileutil import atomic_write_bytes, atomic_write_text, check_output_folder
 from ..io.lightdock import (
@@ -175,6 +176,13 @@ def check_setup_options(options: SetupOptions) -> None:
             f"swarm spacing must be 0 (LightDock's rule) or a positive number of Å, got "
             f"{options.swarm_spacing}"
         )
+    require_memory(options.glowworms * pose_size(options) * 8, f"{options.glowworms} glowworms")
+
+
+def pose_size(options: SetupOptions) -> int:
+    """Numbers per pose of a setup made with ``options`` (at most: atoms may have fewer
+    modes)."""
+    return 7 + (options.anm_rec + options.anm_lig if options.anm else 0)
 
 
 def setup_names(receptor: Path, ligand: Path) -> tuple[str, str]:
@@ -412,6 +420,10 @@ def prepare_setup(
     dropped = placed - len(centres)
     kept = f" ({dropped} on the membrane's wrong side dropped)" if with_membrane else ""
     stage.done(f"{len(centres)} swarm centres on the receptor surface{kept}")
+    require_memory(
+        len(centres) * options.glowworms * layout.size * 8 * 2,
+        f"{len(centres)} swarms × {options.glowworms} glowworms",
+    )
     if options.lightdock_poses:
         poses = lightdock_poses(
             centres,

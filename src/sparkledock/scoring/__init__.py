@@ -110,7 +110,15 @@ def get_scoring(name: str) -> ScoringFunction:
 
     terms = parse_scoring(name)
     functions = []
+    seen: dict[type, str] = {}
     for term, _ in terms:
+        cls = SCORING_FUNCTIONS.get(term)
+        if cls is not None and cls in seen:
+            raise EngineError(
+                f"scoring {name!r}: {seen[cls]} and {term} are the same function; list it once"
+            )
+        if cls is not None:
+            seen[cls] = term
         if term in NOT_AVAILABLE:
             raise EngineError(f"scoring function {term!r} is not available: {NOT_AVAILABLE[term]}")
         try:

@@ -12,16 +12,20 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..backend import Engine
 from ..errors import EngineError, InputFileError
+from ..fileutil import read_text_input
 from ..molecule.restraints import Restraints
 from ..molecule.system import Partner
 from .names import from_lightdock
+
+#: The largest weight a combination takes: scores are O(1e4), so anything larger only
+#: risks an infinite sum (and 1e308 overflows at once).
+MAX_WEIGHT = 1e6
 
 
 def _weight(text: str, where: str) -> float:
@@ -31,6 +35,8 @@ def _weight(text: str, where: str) -> float:
         raise EngineError(f"{where}: weight {text!r} is not a number") from None
     if not np.isfinite(weight):
         raise EngineError(f"{where}: weight {text!r} is not finite")
+    if abs(weight) > MAX_WEIGHT:
+        raise EngineError(f"{where}: weight {text!r} is beyond ±{MAX_WEIGHT:g}")
     return weight
 
 
@@ -39,7 +45,7 @@ def read_scoring_file(path: str | os.PathLike[str]) -> list[tuple[str, float]]:
     sparkledock names them: the file's names are LightDock's (``fastdfire`` is ``dfire``,
     ``dfire`` is ``pydfire``)."""
     terms = []
-    for lineno, raw in enumerate(Path(path).read_text().splitlines(), start=1):
+    for lineno, raw in enumerate(read_text_input(path, "scoring").splitlines(), start=1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
@@ -67,6 +73,8 @@ def parse_scoring(spec: str) -> list[tuple[str, float]]:
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise EngineError(f"scoring {spec!r}: {dup} is listed twice")
+    if all(w == 0.0 for _, w in terms):
+        raise EngineError(f"scoring {spec!r}: every weight is zero (nothing would be scored)")
     return terms
 
 

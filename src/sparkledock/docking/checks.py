@@ -1,0 +1,108 @@
+"""Everything a docking can be refused for, checked before any work.
+
+``dock`` (the CLI's, the Python API's, each pair of a screen) calls :func:`check_docking`
+before it takes its folder's lock, so a refused docking writes nothing: option ranges, the
+input files, the scoring function against the search mode, backend and normal modes, the
+ranking method against the setup it needs (restraints, ``--paratope``, an installed extra,
+molecule types its functions can score), and the memory one swarm needs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import warnings
+from pathlib import Path
+from types import SimpleNamespace
+
+from ..analysis.ranking import NEEDS
+from ..backend import require_memory
+from ..engine.memory import swarm_bytes
+from ..engine.spec import FAST_MODES
+from ..errors import SparkledockError, SparkledockWarning
+from ..fileutil import check_input_file
+from ..molecule.structure import read_structure
+from ..scoring import check_molecules, get_scoring
+from .options import DockOptions, check_options
+
+#: Normal modes per partner a docking's setup computes (LightDock's default).
+DOCK_MODES = 10
+#: The scoring functions each ranking method re-scores with (beyond the search's).
+RANKING_FUNCTIONS = ("cpydock", "pisa", "dfire_soft", "mj3h", "tobi")
+
+
+def check_scoring(options: DockOptions) -> None:
+    """The search's scoring function can run as asked: its mode, backend and normal modes."""
+    function = get_scoring(options.scoring)  # (unknown names, bad weights, duplicates)
+    name = options.scoring
+    weights = [w for _, w in getattr(function, "terms", [])]
+    if weights and all(w < 0 for w in weights):
+        warnings.warn(
+            f"--scoring {name}: every weight is negative, so the search favours the poses "
+            "each function scores worst",
+            SparkledockWarning,
+            stacklevel=2,
+        )
+    if options.scoring_mode in FAST_MODES and not hasattr(function, "fast_scorer"):
+        raise SparkledockError(
+            f"--scoring {name}: no fast mode (only dfire has one); use --scoring-mode exact"
+        )
+    engine = options.engine
+    if engine is not None and engine.backend not in function.backends:
+        known = ", ".join(sorted(function.backends))
+        raise SparkledockError(
+            f"--scoring {name}: no {engine.backend!r} backend (available: {known})"
+        )
+    if options.anm and getattr(function, "rigid_only", False):
+        raise SparkledockError(
+            f"--scoring {name} scores rigid bodies only (no normal-mode support, as in "
+            "LightDock): dock without normal modes (anm=False)"
+        )
+
+
+def check_ranking(options: DockOptions, restrained: bool) -> tuple[str, ...]:
+    """The ranking method can run on this docking; returns the functions it re-scores with."""
+    method = options.rank_method or "dfire"
+    needs = NEEDS.get(method, ())
+    if "paratope" in needs and not options.paratope:
+        raise SparkledockError(f"--rank-method {method} needs a docking with --paratope")
+    if "satisfaction" in needs and not restrained:
+        raise SparkledockError(f"--rank-method {method} needs restraints (-r)")
+    functions = tuple(f for f in needs if f in RANKING_FUNCTIONS)
+    if "cpydock" in functions and importlib.util.find_spec("freesasa") is None:
+        raise SparkledockError(
+            f"--rank-method {method} re-scores with cpydock, which needs FreeSASA: "
+            "pip install 'sparkledock[pydock]'"
+        )
+    return functions
+
+
+def check_docking(
+    receptor: str | os.PathLike[str],
+    ligand: str | os.PathLike[str],
+    restraints: str | os.PathLike[str] | None,
+    reference: str | os.PathLike[str] | None,
+    options: DockOptions,
+) -> None:
+    """Refuse, in one line naming the option or file, a docking that cannot run to its end.
+
+    ``options`` are the docking's with the protocol's defaults decided
+    (:func:`~.options.with_defaults`).
+    """
+    check_options(options)
+    files = {"receptor": receptor, "ligand": ligand, "restraints": restraints}
+    for what, path in (*files.items(), ("reference", reference)):
+        if path is not None:
+            check_input_file(path, what)
+    check_scoring(options)
+    functions = check_ranking(options, restraints is not None)
+    pose_size = 7 + (2 * DOCK_MODES if options.anm else 0)
+    require_memory(
+        swarm_bytes(options.glowworms, pose_size), f"a swarm of {options.glowworms} glowworms"
+    )
+    if functions:  # what the ranking scores must be able to type both partners
+        for what in ("receptor", "ligand"):
+            path = Path(files[what])
+            partner = SimpleNamespace(atoms=read_structure(path))
+            for name in functions:
+                check_molecules(get_scoring(name), partner, f"{path} (--rank-method)")

@@ -1,0 +1,136 @@
+"""Hostile input to the features around the core (issue 34): each class refused in one line
+before any work (no folder, lock or record left), or read as the user meant."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import sparkledock
+from conftest import BENCH
+from sparkledock.cli import main
+from sparkledock.docking import DockOptions
+from sparkledock.docking.checks import check_docking, check_scoring
+from sparkledock.docking.options import with_defaults
+from sparkledock.errors import SparkledockError, SparkledockWarning
+from sparkledock.molecule.structure import read_structure
+from sparkledock.scoring import get_scoring
+
+SRC = BENCH / "2X9A"
+REC, LIG = SRC / "2X9A_r_u.pdb", SRC / "2X9A_l_u.pdb"
+SMALL = ["--steps", "2", "-g", "5", "-s", "1", "--quiet"]
+
+
+def _refused(capsys, argv: list[str], says: str) -> None:
+    assert main(argv) == 1
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(err) == 1 and "error" in err[0] and says in err[0], err
+
+
+@pytest.mark.parametrize("command", ["setup", "dock"])
+def test_missing_file_or_folder_as_an_input_is_one_line_before_work(tmp_path, capsys, command):
+    (tmp_path / "adir").mkdir()
+    out = tmp_path / "out"
+    _refused(capsys, [command, str(tmp_path / "nope.pdb"), str(LIG), "-o", str(out)], "no such")
+    _refused(capsys, [command, str(tmp_path / "adir"), str(LIG), "-o", str(out)], "a folder")
+    argv = [command, str(REC), str(LIG), "-r", str(tmp_path / "adir"), "-o", str(out)]
+    _refused(capsys, argv, "adir: a folder, not a restraints file")
+    assert not out.exists()
+
+
+def test_binary_scoring_file_and_meaningless_weights_are_refused(tmp_path, capsys):
+    (tmp_path / "w.txt").write_bytes(b"\x8f\x00\x01binary")
+    out = tmp_path / "out"
+    base = ["dock", str(REC), str(LIG), "-o", str(out), *SMALL]
+    _refused(capsys, [*base, "--scoring", str(tmp_path / "w.txt")], "a binary file")
+    _refused(capsys, [*base, "--scoring", "dfire:1e308"], "beyond")
+    _refused(capsys, [*base, "--scoring", "dfire:0,vdw:0"], "every weight is zero")
+    _refused(capsys, [*base, "--scoring", "dfire:1,fastdfire:1"], "the same function")
+    assert not out.exists()
+    assert get_scoring("dfire:1,vdw:-0.5").terms == [("dfire", 1.0), ("vdw", -0.5)]
+    with pytest.warns(SparkledockWarning, match="every weight is negative"):
+        check_scoring(with_defaults(DockOptions(scoring="dfire:-1,vdw:-1"), False))
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        (["--scoring", "vdw", "--scoring-mode", "fast"], "no fast mode"),
+        (["--scoring", "dfire:1,vdw:1", "--scoring-mode", "fast"], "no fast mode"),
+        (["--scoring", "pisa", "--backend", "torch"], "no 'torch' backend"),
+        (["--rank-method", "paratope"], "needs a docking with --paratope"),
+        (["--rank-method", "restraints"], "needs restraints"),
+        (["-g", "50000000"], "would need"),
+    ],
+)
+def test_combinations_that_cannot_run_are_refused_before_the_setup(tmp_path, capsys, extra, says):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")  # a non-empty folder is left exactly as it was
+    argv = ["dock", str(REC), str(LIG), "-o", str(out), *SMALL, *extra, "--force"]
+    _refused(capsys, argv, says)
+    assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
+
+
+def test_a_rigid_only_function_docks_without_normal_modes(tmp_path):
+    chosen = with_defaults(DockOptions(scoring="mj3h"), restrained=False)
+    assert chosen.anm is False and with_defaults(DockOptions(), False).anm is True
+    with pytest.raises(SparkledockError, match="rigid bodies only"):
+        rigid = with_defaults(DockOptions(scoring="mj3h", anm=True), False)
+        check_docking(REC, LIG, None, None, rigid)
+    out = tmp_path / "out"
+    assert main(["dock", str(REC), str(LIG), "-o", str(out), "--scoring", "mj3h", *SMALL]) == 0
+    setup = json.loads((out / "setup" / "setup.json").read_text())
+    assert setup["use_anm"] is False and (out / "top_1.pdb").is_file()
+
+
+def test_a_ranking_function_that_cannot_type_a_partner_is_refused(tmp_path):
+    dna = tmp_path / "dna.pdb"
+    dna.write_text(
+        "ATOM      1  P    DA B   1      10.000  10.000  10.000  1.00  0.00           P\n"
+        "ATOM      2  C1'  DA B   1      11.000  10.000  10.000  1.00  0.00           C\n"
+    )
+    options = with_defaults(DockOptions(rank_method="soft"), restrained=False)
+    with pytest.raises(SparkledockError, match="dfire_soft' scores protein only"):
+        check_docking(REC, dna, None, None, options)
+
+
+def test_huge_glowworm_counts_are_refused_before_allocating(tmp_path, capsys):
+    out = tmp_path / "s"
+    argv = ["setup", str(REC), str(LIG), "-g", "2000000000", "-o", str(out)]
+    _refused(capsys, argv, "would need")
+    assert not out.exists()
+
+
+def test_two_digit_charge_columns_are_read(tmp_path):
+    lines = LIG.read_text().splitlines()
+    odd = [ln[:78].ljust(78) + "19" if ln.startswith("ATOM") else ln for ln in lines]
+    (tmp_path / "l.pdb").write_text("\n".join(odd) + "\n")
+    assert (read_structure(tmp_path / "l.pdb").coords == read_structure(LIG).coords).all()
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        ({"steps": "5"}, "steps must be an integer"),
+        ({"swarms": "two"}, "swarms must be an integer"),
+        ({"glowworms": 2.5}, "glowworms must be an integer"),
+        ({"scoring": None}, "scoring must be a string"),
+        ({"membrane": True, "transmembrane": True}, "give one of them"),
+        ({"scoring_mode": "turbo"}, "no such scoring mode"),
+        ({"engine": "gpu"}, "unknown backend"),
+    ],
+)
+def test_the_python_api_checks_its_arguments_like_the_cli(tmp_path, options, says):
+    with pytest.raises(SparkledockError, match=says):
+        sparkledock.dock(REC, LIG, tmp_path / "out", quiet=True, **options)
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_python_api_takes_an_engine_by_name(tmp_path):
+    with pytest.raises(SparkledockError, match="steps must be an integer"):
+        sparkledock.run(tmp_path, "5")
+    opts = {"engine": "numba", "steps": 2, "glowworms": 4, "swarms": 1, "quiet": True}
+    result = sparkledock.dock(REC, LIG, tmp_path / "out", **opts)
+    assert result.record["engine"].startswith("numba")
