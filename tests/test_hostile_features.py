@@ -134,3 +134,51 @@ def test_the_python_api_takes_an_engine_by_name(tmp_path):
     opts = {"engine": "numba", "steps": 2, "glowworms": 4, "swarms": 1, "quiet": True}
     result = sparkledock.dock(REC, LIG, tmp_path / "out", **opts)
     assert result.record["engine"].startswith("numba")
+
+
+def test_lightdock_pdb_columns_hold_what_setup_writes_or_setup_refuses(tmp_path):
+    from dataclasses import replace
+
+    from sparkledock.io.lightdock import format_lightdock_pdb
+    from sparkledock.preparation.prepare import check_pdb_columns
+
+    atoms = read_structure(LIG)
+    numbered = replace(atoms, serial=atoms.serial + 100_000)
+    with pytest.warns(SparkledockWarning, match="wrap round"):
+        check_pdb_columns(numbered, LIG)
+    lines = format_lightdock_pdb(numbered).splitlines()
+    assert [int(ln[6:11]) for ln in lines] == [int(s) % 100_000 for s in numbered.serial]
+    assert all(len(ln) == len(lines[0]) for ln in lines)  # the columns do not move
+    far = atoms.coords.copy()
+    far[3] = [-1000.5, 0.0, 0.0]
+    with pytest.raises(SparkledockError, match="beyond PDB's coordinate columns"):
+        check_pdb_columns(atoms.with_coords(far), LIG)
+    big = replace(atoms, res_seq=atoms.res_seq + 10_000)
+    with pytest.raises(SparkledockError, match="four columns"):
+        check_pdb_columns(big, LIG)
+    chains = atoms.chain.astype(object)
+    chains[:] = "AB"
+    with pytest.raises(SparkledockError, match="one-character chain"):
+        check_pdb_columns(replace(atoms, chain=chains.astype(str)), LIG)
+
+
+def test_membrane_resolutions_are_checked_before_reading(tmp_path, capsys):
+    base = ["lightdock", "lgd_create_membrane.py", str(tmp_path / "missing.pdb"), "A.ALA.1"]
+    _refused(capsys, [*base, "-rr", "nan"], "resolutions must be positive numbers")
+    _refused(capsys, [*base, "-rr", "1e-9"], "more than a PDB file holds")
+    _refused(capsys, [*base, "-ro", "1e12"], "more than a PDB file holds")
+    _refused(capsys, [*base, "-ro", "-1"], "offset must be 0 or a positive number")
+
+
+def test_mmcif_atoms_without_coordinates_are_named(tmp_path):
+    from sparkledock.molecule.structure import write_structure
+
+    write_structure(read_structure(LIG), tmp_path / "l.cif")
+    text = (tmp_path / "l.cif").read_text().splitlines()
+    first = next(i for i, ln in enumerate(text) if ln.startswith("ATOM"))
+    fields = text[first].split()
+    fields[10] = "?"
+    text[first] = " ".join(fields)
+    (tmp_path / "l.cif").write_text("\n".join(text) + "\n")
+    with pytest.raises(SparkledockError, match="has no finite coordinates"):
+        read_structure(tmp_path / "l.cif")

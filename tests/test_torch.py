@@ -260,3 +260,26 @@ def test_auto_imports_torch_only_where_a_cuda_driver_is(driver):
     if driver:
         assert imported == "True"
         assert backend == ("torch" if torch.cuda.is_available() else "numba")
+
+
+def test_a_setup_without_normal_modes_scores_as_numba(tmp_path):
+    """Rigid partners (no receptor modes): every pose of a batch finds its receptor tiles
+    (the tile boxes were one row for all poses, an IndexError past the first pose)."""
+    from sparkledock.io.lightdock import load_setup
+    from sparkledock.preparation.prepare import SetupOptions, prepare_setup
+
+    src = BENCH / "2X9A"
+    options = SetupOptions(glowworms=6, swarms=2, anm=False)
+    setup = load_setup(
+        prepare_setup(src / "2X9A_r_u.pdb", src / "2X9A_l_u.pdb", tmp_path / "s", options=options)
+    )
+    assert setup.layout.size == 7
+    poses = np.concatenate(
+        [
+            np.loadtxt(f).reshape(-1, 7)
+            for f in sorted((tmp_path / "s" / "init").glob("initial_positions_*.dat"))
+        ]
+    )
+    model = DFIRE.prepare(setup.receptor, setup.ligand)
+    numba = DFIRE.score(model, poses)
+    assert relative(DFIRE.score(model, poses, engine=FP64), numba) < 1e-9

@@ -172,7 +172,8 @@ def write_poses(path: str | os.PathLike[str], poses: np.ndarray, durable: bool =
 
 def format_lightdock_pdb(atoms: Atoms) -> str:
     """A structure as LightDock writes its parsed ``lightdock_<name>.pdb``, byte for byte:
-    ATOM/HETATM lines only, the input's serial numbers and alternate locations, no TER."""
+    ATOM/HETATM lines only, the input's serial numbers (past 99,999 they wrap round: five
+    columns, which LightDock reads) and alternate locations, no TER."""
     out = []
     for k in range(len(atoms)):
         name = str(atoms.atom_name[k])
@@ -180,7 +181,7 @@ def format_lightdock_pdb(atoms: Atoms) -> str:
         record = "HETATM" if atoms.hetero[k] else "ATOM  "
         x, y, z = atoms.coords[k].tolist()
         out.append(
-            f"{record}{int(atoms.serial[k]):5d} {name:<4}{atoms.altloc[k]!s:<1}"
+            f"{record}{int(atoms.serial[k]) % 100_000:5d} {name:<4}{atoms.altloc[k]!s:<1}"
             f"{atoms.res_name[k]!s:>3}{atoms.chain[k]!s:>2}{int(atoms.res_seq[k]):4d}"
             f"{atoms.ins_code[k]!s:<1}   {x:8.3f}{y:8.3f}{z:8.3f}"
             f"{float(atoms.occupancy[k]):6.2f}{float(atoms.b_factor[k]):6.2f}"

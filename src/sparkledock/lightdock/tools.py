@@ -344,13 +344,12 @@ def anchor_atom(atoms: Atoms, residue: str, source: str) -> int:
 
 
 def create_membrane(args: argparse.Namespace) -> int:
-    from ..preparation.membrane import membrane_beads
+    from ..preparation.membrane import check_resolution, membrane_beads
 
+    check_resolution(args.angle, args.ring_step, args.ring_span)  # (before reading anything)
     path = Path(args.input_pdb_file)
     atoms = read_structure(path)
     anchor = anchor_atom(atoms, args.anchor_residue, str(path))
-    if min(args.angle, args.ring_step) <= 0 or args.ring_span < 0:
-        raise InputFileError("angular and radius resolutions must be > 0, the offset >= 0")
     beads = membrane_beads(atoms, anchor, args.angle, args.ring_step, args.ring_span)
     target = Path(args.output_pdb_file)
     atomic_write_text(target, format_points_pdb(beads, "BJ", "MMB", "P"))

@@ -294,6 +294,15 @@ def read_structure(path: str | os.PathLike[str]) -> Atoms:
             cols["altloc"] += ["" if a.altloc == "\0" else a.altloc for a in kept]
     if not cols["coords"]:
         raise InputFileError(f"{path}: no atoms found")
+    coords = np.asarray(cols["coords"], dtype=np.float64)
+    bad = ~np.isfinite(coords).all(axis=1)
+    if bad.any():  # mmCIF's "?" and "." read as NaN
+        i = int(np.flatnonzero(bad)[0])
+        raise InputFileError(
+            f"{path}: atom {cols['atom_name'][i]} of {cols['res_name'][i]} "
+            f"{cols['chain'][i]}.{cols['res_seq'][i]}{cols['ins_code'][i]} has no finite "
+            f"coordinates ({int(bad.sum())} such atom(s))"
+        )
     return atoms_from_lists(**cols)
 
 
@@ -476,7 +485,7 @@ def write_structure(atoms: Atoms, path: str | os.PathLike[str]) -> None:
 
 
 #: coordinates that fit PDB's ``%8.3f`` columns
-_PDB_RANGE = (-999.9995, 9999.9995)
+PDB_COORDINATE_RANGE = (-999.9995, 9999.9995)
 
 
 def _gemmi_atom_order(atoms: Atoms) -> np.ndarray:
@@ -511,7 +520,7 @@ def write_structures(
     heads = [[]] * len(paths) if remarks is None else [list(r) for r in remarks]
     for xyz, path, head in zip(coords, paths, heads, strict=True):
         opening = "".join(f"{line}\n" for line in head)
-        fits = bool(np.all((xyz > _PDB_RANGE[0]) & (xyz < _PDB_RANGE[1])))
+        fits = bool(np.all((xyz > PDB_COORDINATE_RANGE[0]) & (xyz < PDB_COORDINATE_RANGE[1])))
         if path.suffix.lower() in MMCIF_SUFFIXES or not fits:
             st = _to_gemmi(atoms.with_coords(xyz))
             if path.suffix.lower() in MMCIF_SUFFIXES:

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ..errors import InputFileError
+from ..errors import InputFileError, SparkledockError
 from ..molecule.residues import MEMBRANE_BEAD, MEMBRANE_RESIDUE
 from ..molecule.structure import Atoms
 
@@ -88,6 +88,41 @@ BEAD_ANGLE_DEG, RING_STEP_A, RING_SPAN_A = 15.0, 4.0, 30.0
 SLICE_HALF_A = 0.5
 
 
+#: The most beads a membrane may have: its PDB file numbers them (five digits).
+MAX_BEADS = 99_999
+
+
+def bead_count(angle_deg: float, ring_step: float, ring_span: float) -> int:
+    """Beads :func:`membrane_beads` would place (about: a ring's count may differ by one
+    from floating point), computed without placing them; refuses resolutions that are not
+    positive finite numbers and a negative or infinite offset."""
+    if not (
+        math.isfinite(angle_deg) and angle_deg > 0 and math.isfinite(ring_step) and ring_step > 0
+    ):
+        raise SparkledockError(
+            f"angular ({angle_deg}) and radius ({ring_step}) resolutions must be positive numbers"
+        )
+    if not (math.isfinite(ring_span) and ring_span >= 0):
+        raise SparkledockError(f"the radius offset must be 0 or a positive number, got {ring_span}")
+    rings = math.ceil(ring_span / ring_step)
+    if rings > MAX_BEADS:
+        return rings  # (at least one bead per ring)
+    steps = np.maximum(0.5, angle_deg - np.arange(rings))
+    return 1 + int(np.ceil(360.0 / steps).sum())
+
+
+def check_resolution(angle_deg: float, ring_step: float, ring_span: float) -> None:
+    """Refuse, before any work, resolutions that are not numbers or that would place more
+    beads than a PDB file holds."""
+    beads = bead_count(angle_deg, ring_step, ring_span)
+    if beads > MAX_BEADS:
+        raise SparkledockError(
+            f"a membrane of {beads:,} beads or more (angular resolution {angle_deg:g}°, "
+            f"rings every {ring_step:g} Å over {ring_span:g} Å) is more than a PDB file holds "
+            f"({MAX_BEADS:,}); use coarser resolutions or a smaller offset"
+        )
+
+
 def membrane_beads(
     atoms: Atoms,
     anchor: int,
@@ -105,6 +140,7 @@ def membrane_beads(
     (the smaller of the x and y values), not its half-width: kept so that beads equal
     LightDock's; it is the half-width for slices on the positive side of the origin.
     """
+    check_resolution(angle_deg, ring_step, ring_span)
     z = float(atoms.coords[anchor, 2])
     inside = (atoms.coords[:, 2] >= z - SLICE_HALF_A) & (atoms.coords[:, 2] <= z + SLICE_HALF_A)
     xs, ys = atoms.coords[inside, 0].tolist(), atoms.coords[inside, 1].tolist()

@@ -39,6 +39,7 @@ from ..molecule.pose import PoseLayout
 from ..molecule.restraints import Restraints, restraint_lists
 from ..molecule.structure import (
     MMCIF_SUFFIXES,
+    PDB_COORDINATE_RANGE,
     PDB_SUFFIXES,
     Atoms,
     centred,
@@ -183,6 +184,43 @@ def pose_size(options: SetupOptions) -> int:
     """Numbers per pose of a setup made with ``options`` (at most: atoms may have fewer
     modes)."""
     return 7 + (options.anm_rec + options.anm_lig if options.anm else 0)
+
+
+def check_pdb_columns(atoms: Atoms, path: Path) -> None:
+    """Refuse, before any work, a partner whose ``lightdock_*.pdb`` (centred coordinates in
+    PDB's fixed columns, which LightDock and sparkledock read back) cannot hold it: a
+    coordinate outside ``%8.3f``, a residue number outside 4 columns, a chain name longer
+    than one character. Atom serials are labels: past 99,999 they wrap, with a warning."""
+    low, high = PDB_COORDINATE_RANGE
+    bad = ~((atoms.coords > low) & (atoms.coords < high)).all(axis=1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputFileError(
+            f"{path}: atom {atoms.atom_name[i]} of {atoms.res_name[i]} {atoms.chain[i]}."
+            f"{atoms.res_seq[i]} lies at {atoms.coords[i].round(1).tolist()} Å from the "
+            f"molecule's centre, beyond PDB's coordinate columns ({low:.0f} to {high:.0f}); "
+            "is it part of the molecule?"
+        )
+    seq = atoms.res_seq
+    if len(seq) and (seq.min() < -999 or seq.max() > 9999):
+        i = int(np.flatnonzero((seq < -999) | (seq > 9999))[0])
+        raise InputFileError(
+            f"{path}: residue {atoms.res_name[i]} {atoms.chain[i]}.{seq[i]}: residue numbers "
+            "must fit PDB's four columns (-999 to 9999); renumber it"
+        )
+    long = [str(c) for c in np.unique(atoms.chain.astype(str)) if len(c) > 1]
+    if long:
+        raise InputFileError(
+            f"{path}: chain {long[0]!r}: LightDock's files take one-character chain names; "
+            "rename it"
+        )
+    if len(atoms.serial) and int(atoms.serial.max()) > 99_999:
+        warnings.warn(
+            f"{path}: atom serial numbers past 99,999 wrap round in lightdock_*.pdb (they are "
+            "labels; LightDock reads five columns)",
+            SparkledockWarning,
+            stacklevel=3,
+        )
 
 
 def setup_names(receptor: Path, ligand: Path) -> tuple[str, str]:
@@ -347,6 +385,8 @@ def prepare_setup(
     rec_raw, lig_raw = read_structure(rec_path), read_structure(lig_path)
     rec_atoms, lig_atoms = _load(rec_raw, rec_path, options), _load(lig_raw, lig_path, options)
     rec_c, lig_c = centred(rec_atoms), centred(lig_atoms)
+    for atoms, path in ((rec_c, rec_path), (lig_c, lig_path)):
+        check_pdb_columns(atoms, path)
     _warn_shared_chains(rec_atoms, lig_atoms, rec_path, lig_path)
 
     parsed: Restraints | None = None

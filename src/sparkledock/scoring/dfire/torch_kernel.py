@@ -319,7 +319,10 @@ class DeviceDFIRE:
         grown boxes ``(P, Tr, 3)`` of the receptor tiles."""
         slack = SLACK[self.engine.precision]
         ext = poses[:, EXTENTS_START : EXTENTS_START + self.n_rec_modes].abs()
-        grow = ext @ self.rec_reach.T + slack if self.n_rec_modes else poses.new_full((1, 1), slack)
+        if self.n_rec_modes:
+            grow = ext @ self.rec_reach.T + slack
+        else:  # one row per pose all the same (rows are indexed by pose below)
+            grow = poses.new_full((len(poses), self.rec_lo.shape[0]), slack)
         rlo = self.rec_lo[None] - grow[..., None]
         rhi = self.rec_hi[None] + grow[..., None]
         whole_lo = lig_box[..., 0].amin(dim=1)  # (P, 3)
