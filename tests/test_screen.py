@@ -41,7 +41,7 @@ def test_screen_two_pairs_and_resume(tmp_path, capsys):
         assert record["kind"] == "screen pair" and record["status"] == "done"
         assert "cluster" in [s["name"] for s in record["stages"]]
     record = json.loads((out / "run.json").read_text())
-    assert [s["name"] for s in record["stages"]] == ["setups", "run", "analyses"]
+    assert [s["name"] for s in record["stages"]] == ["check", "setups", "run", "analyses"]
     assert record["result"]["pairs"] == 2 and record["inputs"]["pairs"]["sha256"]
     before = (out / "free" / "setup" / "swarm_0" / "gso_2.out").stat().st_mtime_ns
     capsys.readouterr()
@@ -61,3 +61,52 @@ def test_screen_two_pairs_and_resume(tmp_path, capsys):
 def test_bad_pairs_files(tmp_path, rows, message):
     with pytest.raises(InputFileError, match=message):
         read_pairs(write_pairs(tmp_path / "p.csv", rows))
+
+
+def test_one_bad_pair_never_sinks_a_screen(tmp_path, capsys):
+    """Every pair checked before work; bad rows, inputs and setups reported per pair in
+    screen_summary.csv while the good pairs dock; a non-zero exit at the end; a BOM read."""
+    ex = example_dir()
+    rec, lig = str(ex / "2X9A_r_u.pdb"), str(ex / "2X9A_l_u.pdb")
+    (tmp_path / "empty.pdb").write_text("")
+    (tmp_path / "ghost.list").write_text("R A.ASP.999\n")
+    rows = [
+        ("name", "receptor", "ligand", "restraints"),
+        ("empty", rec, str(tmp_path / "empty.pdb"), ""),
+        ("good", rec, lig, ""),
+        ("ghost", rec, lig, str(tmp_path / "ghost.list")),
+        ("missing", rec, str(tmp_path / "nope.pdb"), ""),
+        ("good", rec, lig, ""),
+    ]
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text("\ufeff" + "\n".join(",".join(r) for r in rows) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    args = ["screen", str(pairs), "-o", str(out), "--steps", "2", "-g", "6", "-s", "2",
+            "--top", "1", "--quiet", "--threads", "1"]  # fmt: skip
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "4 pair(s) not docked" in err and "Traceback" not in err
+    outcomes = list(csv.DictReader((out / "screen_summary.csv").open()))
+    status = {(r["pair"], r["status"]) for r in outcomes}
+    assert status == {
+        ("empty", "refused"), ("good", "done"), ("ghost", "refused"), ("missing", "refused"),
+        ("good", "refused"),
+    }  # fmt: skip
+    why = {r["pair"] + r["status"]: r["message"] for r in outcomes}
+    assert "empty" in why["emptyrefused"] and "A.ASP.999" in why["ghostrefused"]
+    assert "not found" in why["missingrefused"]
+    assert [r["name"] for r in csv.DictReader((out / "summary.csv").open())] == ["good"]
+    assert not (out / "empty").exists() and not (out / "ghost").exists()
+
+    # the same pair name with other inputs: refused, the docking kept; --force redoes it
+    other = tmp_path / "other.csv"
+    write_pairs(other, [("name", "receptor", "ligand"), ("good", rec, str(ex / "2X9A_l_u.pdb"))])
+    stamp = (out / "good" / "ranking.csv").stat().st_mtime_ns
+    argv = ["screen", str(other), "-o", str(out), "--steps", "3", "-g", "6", "-s", "2",
+            "--top", "1", "--quiet", "--threads", "1"]  # fmt: skip
+    assert main(argv) == 1
+    row = next(csv.DictReader((out / "screen_summary.csv").open()))
+    assert row["status"] == "refused" and "changed" in row["message"]
+    assert (out / "good" / "ranking.csv").stat().st_mtime_ns == stamp
+    assert main([*argv, "--force"]) == 0
+    assert (out / "good" / "setup" / "swarm_0" / "gso_3.out").is_file()

@@ -24,40 +24,55 @@ from .backend import Engine
 from .docking import (
     DockOptions,
     analyse,
+    check_docking,
     check_options,
     default_scoring_mode,
+    dock_key,
+    dock_setup_options,
     engine_name,
+    own_outputs,
     prepare_dock_setup,
+    read_record,
+    remove_paths,
     with_defaults,
+    write_record,
 )
 from .engine.driver import RunOptions, run_setups
 from .errors import InputFileError, SparkledockError, SparkledockWarning
 from .fileutil import atomic_write_text, check_output_folder, folder_lock, read_text_input
 from .io.setupdir import SetupDir
-from .runlog import RunRecord, file_record, untimed
+from .preparation.prepare import read_partners
+from .runlog import LOGGER, RunRecord, file_record, untimed
 
 REQUIRED = ("name", "receptor", "ligand")
+#: Every pair's outcome: ``done``, ``failed`` (with why) or ``refused`` (checked before any
+#: work: a bad row, a bad input, inputs changed since the pair's folder was docked).
+OUTCOMES = "screen_summary.csv"
 
 
 @dataclass(frozen=True)
 class Pair:
-    """One row of a pairs file (paths resolved against the file's folder)."""
+    """One row of a pairs file (paths resolved against the file's folder); ``problem``: why
+    it cannot be docked, when it cannot (:func:`read_pairs` with ``strict=False``)."""
 
     name: str
     receptor: Path
     ligand: Path
     restraints: Path | None
+    problem: str | None = None
 
 
-def read_pairs(path: str | os.PathLike[str]) -> list[Pair]:
-    """Read ``name,receptor,ligand[,restraints]`` rows.
+def read_pairs(path: str | os.PathLike[str], strict: bool = True) -> list[Pair]:
+    """Read ``name,receptor,ligand[,restraints]`` rows (a UTF-8 byte-order mark, as
+    spreadsheets save, is read as such).
 
     Raises:
-        InputFileError: a missing column, empty or duplicate name, or missing file (naming the
-            file and line).
+        InputFileError: an unreadable file, a missing column, no rows; and, when ``strict``,
+            a row's empty, bad or duplicate name or missing file (naming the file and line).
+            Without ``strict`` such a row is a pair with its ``problem``.
     """
     path = Path(path)
-    text = read_text_input(path, "pairs")
+    text = read_text_input(path, "pairs").removeprefix("\ufeff")
     reader = csv.DictReader(io.StringIO(text))
     missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
     if missing:
@@ -73,30 +88,41 @@ def read_pairs(path: str | os.PathLike[str]) -> list[Pair]:
     pairs: list[Pair] = []
     seen: set[str] = set()
     for line, row in enumerate(reader, start=2):
-        if None in row:  # more fields than the header has
-            raise InputFileError(f"{path}:{line}: more fields than the header's columns")
         name = (row.get("name") or "").strip()
-        if not name or "/" in name or name.startswith("."):
-            raise InputFileError(f"{path}:{line}: bad pair name {name!r}")
-        if name in seen:
-            raise InputFileError(f"{path}:{line}: duplicate pair name {name!r}")
+        try:
+            pairs.append(_pair(path, line, row, name, seen))
+        except InputFileError as exc:
+            if strict:
+                raise
+            pairs.append(Pair(name or f"line {line}", Path(), Path(), None, str(exc)))
         seen.add(name)
-        files = {}
-        for column in ("receptor", "ligand", "restraints"):
-            value = (row.get(column) or "").strip()
-            if not value:
-                if column != "restraints":
-                    raise InputFileError(f"{path}:{line}: empty {column}")
-                files[column] = None
-                continue
-            file = (path.parent / value).resolve()
-            if not file.is_file():
-                raise InputFileError(f"{path}:{line}: {column} file {value} not found")
-            files[column] = file
-        pairs.append(Pair(name, files["receptor"], files["ligand"], files["restraints"]))
     if not pairs:
         raise InputFileError(f"{path}: no pairs")
     return pairs
+
+
+def _pair(path: Path, line: int, row: dict, name: str, seen: set[str]) -> Pair:
+    if None in row:  # more fields than the header has
+        raise InputFileError(f"{path}:{line}: more fields than the header's columns")
+    if not name or "/" in name or name.startswith(".") or name in (OUTCOMES, "summary.csv"):
+        raise InputFileError(f"{path}:{line}: bad pair name {name!r}")
+    if name in seen:
+        raise InputFileError(f"{path}:{line}: duplicate pair name {name!r}")
+    files: dict[str, Path | None] = {}
+    for column in ("receptor", "ligand", "restraints"):
+        value = (row.get(column) or "").strip()
+        if not value:
+            if column != "restraints":
+                raise InputFileError(f"{path}:{line}: empty {column}")
+            files[column] = None
+            continue
+        file = (path.parent / value).resolve()
+        if not file.is_file():
+            raise InputFileError(f"{path}:{line}: {column} file {value} not found")
+        files[column] = file
+    receptor, ligand = files["receptor"], files["ligand"]
+    assert receptor is not None and ligand is not None
+    return Pair(name, receptor, ligand, files["restraints"])
 
 
 def screen(
@@ -105,12 +131,20 @@ def screen(
     *,
     options: DockOptions | None = None,
     comm: Any = None,
+    force: bool = False,
 ) -> Path | None:
-    """Dock every pair of ``pairs_file`` into ``out``; returns ``out/summary.csv`` (rank 0)."""
+    """Dock every good pair of ``pairs_file`` into ``out``; returns ``out/summary.csv``
+    (rank 0; the best model of each docked pair). ``out/screen_summary.csv`` holds every
+    pair's outcome (:func:`failed_pairs` lists the others).
+
+    Every pair is checked before any work (its row, files, options and inputs, as ``dock``
+    checks them); a pair that fails its check or its setup is reported and the others are
+    docked. A pair's folder is bound to its inputs and options: a changed pair is refused
+    unless ``force``, which docks it afresh."""
     options = options or DockOptions()
     check_options(options)
     rank, size = (comm.Get_rank(), comm.Get_size()) if comm is not None else (0, 1)
-    pairs = read_pairs(pairs_file)
+    pairs = read_pairs(pairs_file, strict=False)
     if options.scoring_mode is None:  # one run (one scoring mode) for every pair
         restrained = any(pair.restraints for pair in pairs)
         options = replace(options, scoring_mode=default_scoring_mode(options, restrained))
@@ -121,10 +155,47 @@ def screen(
             stack.enter_context(folder_lock(out))
         runrec = RunRecord(out, "screen", options=options, engine=engine_name(options))
         runrec.inputs = {"pairs": file_record(pairs_file)}
-        summary = _screen(pairs, out, options, comm, rank, size, runrec)
+        summary = _screen(pairs, out, options, comm, rank, size, runrec, force)
         if rank == 0:
-            runrec.finish(pairs=len(pairs), summary="summary.csv")
+            failed = failed_pairs(out)
+            runrec.finish(pairs=len(pairs), failed=len(failed), summary="summary.csv")
         return summary
+
+
+def failed_pairs(out: str | os.PathLike[str]) -> list[str]:
+    """The pairs of the screen in ``out`` that were not docked (from its outcomes file)."""
+    with (Path(out) / OUTCOMES).open(newline="") as handle:
+        return [r["pair"] for r in csv.DictReader(handle) if r["status"] != "done"]
+
+
+def _own(options: DockOptions, pair: Pair) -> DockOptions:
+    """The pair's options: the protocol's defaults for a pair with or without restraints."""
+    return with_defaults(options, bool(pair.restraints))
+
+
+def _check(pair: Pair, out: Path, options: DockOptions, force: bool) -> str | None:
+    """Why ``pair`` cannot be docked, checked before any work (None: it can): its row, its
+    inputs and options as ``dock`` checks them, and its folder's binding to its inputs (a
+    pair whose inputs or options changed since its folder was docked is refused, unless
+    ``force``, which removes that docking's files)."""
+    if pair.problem is not None:
+        return pair.problem
+    own = _own(options, pair)
+    try:
+        check_docking(pair.receptor, pair.ligand, pair.restraints, None, own)
+        read_partners(pair.receptor, pair.ligand, pair.restraints, dock_setup_options(own))
+        key = dock_key(pair.receptor, pair.ligand, pair.restraints, own)
+    except SparkledockError as exc:
+        return str(exc)
+    folder = out / pair.name
+    record = read_record(folder) if folder.is_dir() else {}
+    if record and record.get("key") != key:
+        if not force:
+            return (
+                f"its inputs or options changed since {folder} was docked (--force docks it afresh)"
+            )
+        remove_paths(own_outputs(folder))
+    return None
 
 
 def _screen(
@@ -135,89 +206,126 @@ def _screen(
     rank: int,
     size: int,
     runrec: RunRecord,
+    force: bool,
 ) -> Path | None:
     stage = runrec.stage if rank == 0 else untimed
-    with stage("setups", f"{len(pairs)} pairs"):
-        _setups(pairs, out, options, comm, rank, size)
-    setups = [out / p.name / "setup" for p in pairs]
+    refused: list[tuple[str, str] | None] = [None] * len(pairs)  # by row (names may repeat)
+    with stage("check", f"{len(pairs)} pairs") as info:
+        problems = [_check(p, out, options, force) if rank == 0 else None for p in pairs]
+        if comm is not None:
+            problems = comm.bcast(problems, root=0)
+        for i, (pair, problem) in enumerate(zip(pairs, problems, strict=True)):
+            if problem is not None:
+                refused[i] = ("refused", problem)
+                LOGGER.warning(f"pair {pair.name}: refused: {problem}")
+        good = [p for p, r in zip(pairs, refused, strict=True) if r is None]
+        info["summary"] = f"{len(good)} of {len(pairs)} pairs can be docked"
+    outcome: dict[str, tuple[str, str]] = {}  # the checked pairs' (their names are unique)
+    with stage("setups", f"{len(good)} pairs"):
+        failed = _setups(good, out, options, comm, rank, size)
+        outcome.update({name: ("failed", why) for name, why in failed.items()})
+    good = [p for p in good if p.name not in outcome]
+    setups = [out / p.name / "setup" for p in good]
     run_options = RunOptions(
         engine=options.engine or Engine(), threads=options.threads, quiet=options.quiet
     )
-    with stage("run", f"{len(pairs)} pairs, {options.steps} steps"):
-        results = run_setups(
-            setups,
-            options.steps,
-            run_options,
-            scoring=options.scoring,
-            seed=options.seed,
-            scoring_mode=options.scoring_mode,
-            comm=comm,
-            stop_tolerance=[
-                with_defaults(options, bool(pair.restraints)).stop_tolerance or 0.0
-                for pair in pairs
-            ],
+    with stage("run", f"{len(good)} pairs, {options.steps} steps"):
+        results = (
+            run_setups(
+                setups,
+                options.steps,
+                run_options,
+                scoring=options.scoring,
+                seed=options.seed,
+                scoring_mode=options.scoring_mode,
+                comm=comm,
+                stop_tolerance=[_own(options, p).stop_tolerance or 0.0 for p in good],
+            )
+            if good
+            else []
         )
-    rows = []
+    rows, analysed = [], {}
     with stage("analyses", "cluster, rank, filter, models, report per pair"):
-        for i, pair in enumerate(pairs):  # analyses, shared out round-robin
+        for i, pair in enumerate(good):  # analyses, shared out round-robin
             if i % size != rank:
                 continue
-            ranking = out / pair.name / "ranking.csv"
-            if not ranking.is_file():
-                quiet = with_defaults(replace(options, quiet=True), bool(pair.restraints))
-                pair_record = RunRecord(
-                    out / pair.name, "screen pair", options=quiet, engine=runrec.engine
-                )
-                files = {"receptor": pair.receptor, "ligand": pair.ligand}
-                files["restraints"] = pair.restraints
-                pair_record.inputs = {k: file_record(v) for k, v in files.items() if v}
-                analyse(
-                    out / pair.name,
-                    setups[i],
-                    pair.restraints,
-                    None,
-                    quiet,
-                    results[i].history,
-                    runrec=pair_record,
-                )
-                pair_record.finish()
-            rows.append(_summary_row(pair, out))
+            try:
+                _analyse(pair, out, options, setups[i], results[i].history, runrec.engine)
+                rows.append(_summary_row(pair, out))
+                analysed[pair.name] = ("done", "")
+            except SparkledockError as exc:
+                analysed[pair.name] = ("failed", str(exc))
     if comm is not None:
-        gathered = comm.gather(rows, root=0)
+        gathered = comm.gather((rows, analysed), root=0)
         if rank != 0:
             return None
-        rows = [r for part in gathered for r in part]
+        rows = [r for part, _ in gathered for r in part]
+        for _, done in gathered:
+            analysed.update(done)
+    outcome.update(analysed)
+    _write_outcomes(
+        out, pairs, [r or outcome.get(p.name) for p, r in zip(pairs, refused, strict=True)]
+    )
     order = {p.name: i for i, p in enumerate(pairs)}
     rows.sort(key=lambda r: order[r["name"]])
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=SUMMARY_COLUMNS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
     atomic_write_text(out / "summary.csv", buffer.getvalue())
     return out / "summary.csv"
 
 
+def _analyse(pair: Pair, out: Path, options: DockOptions, setup: Path, history, engine) -> None:
+    """A docked pair's analysis (unless done), recorded in its folder's run.json."""
+    if (out / pair.name / "ranking.csv").is_file():
+        return
+    quiet = replace(_own(options, pair), quiet=True)
+    pair_record = RunRecord(out / pair.name, "screen pair", options=quiet, engine=engine)
+    files = {"receptor": pair.receptor, "ligand": pair.ligand, "restraints": pair.restraints}
+    pair_record.inputs = {k: file_record(v) for k, v in files.items() if v}
+    analyse(out / pair.name, setup, pair.restraints, None, quiet, history, runrec=pair_record)
+    pair_record.finish()
+
+
+def _write_outcomes(out: Path, pairs: list[Pair], outcomes: list[tuple[str, str] | None]) -> None:
+    """``screen_summary.csv``: one row per row of the pairs file, in its order."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["pair", "status", "message", "folder"])
+    for pair, outcome in zip(pairs, outcomes, strict=True):
+        status, message = outcome or ("failed", "not docked")
+        folder = out / pair.name
+        docked = status != "refused" and folder.is_dir()
+        writer.writerow([pair.name, status, message, str(folder) if docked else ""])
+    atomic_write_text(out / OUTCOMES, buffer.getvalue())
+
+
 def _setups(
     pairs: list[Pair], out: Path, options: DockOptions, comm: Any, rank: int, size: int
-) -> None:
-    """Every pair's setup (shared out round-robin); a failure stops every rank."""
-    error: SparkledockError | None = None
+) -> dict[str, str]:
+    """Every pair's setup (shared out round-robin), its folder bound to its inputs and
+    options; returns the pairs whose setup failed, with why (every rank gets them all)."""
+    failed: dict[str, str] = {}
     for i, pair in enumerate(pairs):  # setups, shared out round-robin
-        setup_dir = out / pair.name / "setup"
-        if i % size != rank or SetupDir(setup_dir).setup_json.is_file():
+        folder = out / pair.name
+        if i % size != rank or SetupDir(folder / "setup").setup_json.is_file():
             continue
+        own = _own(options, pair)
         try:
-            own = with_defaults(options, bool(pair.restraints))  # the pair's swarm rule
-            prepare_dock_setup(pair.receptor, pair.ligand, out / pair.name, pair.restraints, own)
+            prepare_dock_setup(pair.receptor, pair.ligand, folder, pair.restraints, own)
+            key = dock_key(pair.receptor, pair.ligand, pair.restraints, own)
+            write_record(folder, key, "setup")
         except SparkledockError as exc:
-            error = SparkledockError(f"pair {pair.name}: {exc}")
-            break
-    errors = comm.allgather(error) if comm is not None else [error]
-    failed = [r for r, e in enumerate(errors) if e is not None]
-    if failed:  # every rank stops; the rank that failed prints the line
-        error = errors[failed[0]]
-        error.shared, error.echo = True, failed[0] != rank
-        raise error
+            failed[pair.name] = str(exc)
+            LOGGER.warning(f"pair {pair.name}: setup failed: {exc}")
+    if comm is not None:
+        for part in comm.allgather(failed):
+            failed.update(part)
+    return failed
+
+
+SUMMARY_COLUMNS = ["name", "best_score", "best_model", "swarm", "glowworm", "solutions"]
 
 
 def _summary_row(pair: Pair, out: Path) -> dict[str, Any]:

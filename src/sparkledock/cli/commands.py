@@ -260,13 +260,21 @@ def cmd_dock(args: argparse.Namespace) -> int:
 
 def cmd_screen(args: argparse.Namespace) -> int:
     from ..engine.parallel import mpi_world
-    from ..screen import screen
+    from ..screen import failed_pairs, screen
 
-    summary = screen(args.pairs, args.output, options=dock_options(args), comm=mpi_world())
-    if summary is not None:
-        sys.stdout.write(summary.read_text())
-        print(f"sparkledock: per-pair results and summary.csv in {args.output}", file=sys.stderr)
-    return 0
+    summary = screen(
+        args.pairs, args.output, options=dock_options(args), comm=mpi_world(), force=args.force
+    )
+    if summary is None:  # (MPI ranks other than 0)
+        return 0
+    sys.stdout.write(summary.read_text())
+    failed = failed_pairs(args.output)
+    print(
+        f"sparkledock: per-pair results, summary.csv and screen_summary.csv in {args.output}"
+        + (f"; {len(failed)} pair(s) not docked: {', '.join(failed)}" if failed else ""),
+        file=sys.stderr,
+    )
+    return 1 if failed else 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

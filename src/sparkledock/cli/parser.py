@@ -336,6 +336,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("pairs", help="CSV with columns name, receptor, ligand and optional restraints")
     p.add_argument("-o", "--output", required=True, help="output folder (resumes if it exists)")
     add_protocol_options(p, top_help="models per pair (10)")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="dock afresh a pair whose inputs or options changed since its folder was docked "
+        "(refused otherwise)",
+    )
     p.set_defaults(func=cmd_screen)
 
     p = sub.add_parser(

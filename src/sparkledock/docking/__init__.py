@@ -4,6 +4,7 @@
 folder, its record and the stages in order, :mod:`.analyse` the analysis stages."""
 
 from .analyse import analyse, term_columns
+from .checks import check_docking
 from .options import (
     FILTER_FRACTION,
     PROTOCOLS,
@@ -16,7 +17,17 @@ from .options import (
     protocol_spacing,
     with_defaults,
 )
-from .pipeline import DOCK_RECORD, dock, dock_key, prepare_dock_setup
+from .pipeline import (
+    DOCK_RECORD,
+    dock,
+    dock_key,
+    dock_setup_options,
+    own_outputs,
+    prepare_dock_setup,
+    read_record,
+    remove_paths,
+    write_record,
+)
 
 __all__ = [
     "DOCK_RECORD",
@@ -26,13 +37,19 @@ __all__ = [
     "RESTRAINED_STOP_TOLERANCE",
     "DockOptions",
     "analyse",
+    "check_docking",
     "check_options",
     "default_scoring_mode",
     "dock",
     "dock_key",
+    "dock_setup_options",
     "engine_name",
+    "own_outputs",
     "prepare_dock_setup",
     "protocol_spacing",
+    "read_record",
+    "remove_paths",
     "term_columns",
     "with_defaults",
+    "write_record",
 ]

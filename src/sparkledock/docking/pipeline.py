@@ -55,7 +55,7 @@ def dock_key(receptor, ligand, restraints, options: DockOptions) -> str:
     return digest.hexdigest()
 
 
-def _read_record(out: Path) -> dict:
+def read_record(out: Path) -> dict:
     try:
         record = json.loads((out / DOCK_RECORD).read_text())
         return record if isinstance(record, dict) else {}
@@ -63,7 +63,7 @@ def _read_record(out: Path) -> dict:
         return {}
 
 
-def _write_record(out: Path, key: str, stage: str, history=None, mode: str = "exact") -> dict:
+def write_record(out: Path, key: str, stage: str, history=None, mode: str = "exact") -> dict:
     record = {
         "key": key,
         "stage": stage,
@@ -74,14 +74,14 @@ def _write_record(out: Path, key: str, stage: str, history=None, mode: str = "ex
     return record
 
 
-def _own_outputs(out: Path) -> list[Path]:
+def own_outputs(out: Path) -> list[Path]:
     """What a docking writes in its folder (``--force`` removes these, and only these)."""
     names = ("setup", "ranking.csv", "report.html", DOCK_RECORD)
     found = [out / n for n in names if (out / n).exists()]
     return found + sorted(out.glob("top_*.pdb")) + sorted(out.glob("top_*.cif"))
 
 
-def _remove(paths: list[Path]) -> None:
+def remove_paths(paths: list[Path]) -> None:
     for path in paths:
         if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path)
@@ -93,7 +93,7 @@ def _begin(out: Path, key: str, force: bool) -> dict:
     """Decide, holding the folder's lock, whether this docking resumes; returns the record
     to resume from (empty for a fresh start). A different docking's files are refused, or
     removed with ``force``; files that are not a docking's are never touched."""
-    record = _read_record(out)
+    record = read_record(out)
     if record.get("key") == key:
         return record
     entries = [p for p in out.iterdir() if p.name != LOCK_NAME]
@@ -108,7 +108,7 @@ def _begin(out: Path, key: str, force: bool) -> dict:
             f"{out}: output folder is not empty (it holds {what}; use --force to replace "
             "the docking's files, or another folder)"
         )
-    _remove(_own_outputs(out))
+    remove_paths(own_outputs(out))
     return {}
 
 
@@ -173,7 +173,7 @@ def dock(
                 if not record:
                     with runrec.stage("setup", f"{Path(receptor).name} + {Path(ligand).name}"):
                         prepare_dock_setup(receptor, ligand, out, restraints, options)
-                    record = _write_record(out, key, "setup")
+                    record = write_record(out, key, "setup")
                 else:
                     LOGGER.info(f"resuming the docking in {out} (it reached: {record['stage']})")
             except SparkledockError as exc:
@@ -199,9 +199,9 @@ def dock(
             history, final = result.history, result.final
         if not lead:
             return None
-        _write_record(out, key, "run", history, options.scoring_mode)
+        write_record(out, key, "run", history, options.scoring_mode)
         analyse(out, setup, restraints, reference, options, history, final, runrec)
-        _write_record(out, key, "done", history, options.scoring_mode)
+        write_record(out, key, "done", history, options.scoring_mode)
         runrec.finish()
         return out
 
@@ -239,6 +239,25 @@ def _forget_unfinished(out: Path) -> None:
         shutil.rmtree(out, ignore_errors=True)
 
 
+def dock_setup_options(options: DockOptions) -> SetupOptions:
+    """The setup a docking makes (``options`` with the protocol's defaults decided)."""
+    return SetupOptions(
+        glowworms=options.glowworms,
+        swarms=options.swarms,
+        anm=bool(options.anm),
+        noxt=True,
+        noh=True,
+        now=True,
+        seed=options.seed,
+        map_modified=options.map_modified,
+        scoring=options.scoring,
+        membrane=options.membrane,
+        transmembrane=options.transmembrane,
+        paratope=options.paratope,
+        swarm_spacing=options.swarm_spacing or 0.0,
+    )
+
+
 def prepare_dock_setup(receptor, ligand, out: Path, restraints, options: DockOptions) -> Path:
     """Write the setup (``OUT/setup``); a half-written one is removed on failure."""
     try:
@@ -247,21 +266,7 @@ def prepare_dock_setup(receptor, ligand, out: Path, restraints, options: DockOpt
             ligand,
             out / "setup",
             restraints=restraints,
-            options=SetupOptions(
-                glowworms=options.glowworms,
-                swarms=options.swarms,
-                anm=options.anm,
-                noxt=True,
-                noh=True,
-                now=True,
-                seed=options.seed,
-                map_modified=options.map_modified,
-                scoring=options.scoring,
-                membrane=options.membrane,
-                transmembrane=options.transmembrane,
-                paratope=options.paratope,
-                swarm_spacing=options.swarm_spacing or 0.0,
-            ),
+            options=dock_setup_options(options),
             progress=lambda line: LOGGER.info(f"setup: {line}"),
         )
     except BaseException:

@@ -186,6 +186,44 @@ def pose_size(options: SetupOptions) -> int:
     return 7 + (options.anm_rec + options.anm_lig if options.anm else 0)
 
 
+@dataclass(frozen=True)
+class ReadPartners:
+    """Both partners as read (``raw``), cleaned and typed for the scoring function
+    (``cleaned``) and centred (``centred``), each a (receptor, ligand) pair; and the
+    restraints, checked against them."""
+
+    raw: tuple[Atoms, Atoms]
+    cleaned: tuple[Atoms, Atoms]
+    centred: tuple[Atoms, Atoms]
+    restraints: Restraints | None
+
+
+def read_partners(
+    receptor: Path, ligand: Path, restraints: str | os.PathLike[str] | None, options: SetupOptions
+) -> ReadPartners:
+    """Everything a setup can refuse about its inputs, before any work: both structures read,
+    cleaned and typed for the scoring function, their ``lightdock_*.pdb`` columns, every
+    restraint residue present (one line naming the file and residue)."""
+    raw = read_structure(receptor), read_structure(ligand)
+    cleaned = _load(raw[0], receptor, options), _load(raw[1], ligand, options)
+    moved = centred(cleaned[0]), centred(cleaned[1])
+    for atoms, path in zip(moved, (receptor, ligand), strict=True):
+        check_pdb_columns(atoms, path)
+    parsed: Restraints | None = None
+    if restraints is not None:
+        rpath = Path(restraints)
+        parsed = read_any_restraints(rpath, *moved)
+        for side, atoms, name in zip(
+            ("receptor", "ligand"), moved, (receptor, ligand), strict=True
+        ):
+            ids = set(atoms.residue_ids())
+            for kind in ("active", "passive", "blocked"):
+                for rid in getattr(getattr(parsed, side), kind):
+                    if rid not in ids:
+                        raise InputFileError(f"{rpath}: {side} restraint {rid} not found in {name}")
+    return ReadPartners(raw, cleaned, moved, parsed)
+
+
 def check_pdb_columns(atoms: Atoms, path: Path) -> None:
     """Refuse, before any work, a partner whose ``lightdock_*.pdb`` (centred coordinates in
     PDB's fixed columns, which LightDock and sparkledock read back) cannot hold it: a
@@ -382,23 +420,11 @@ def prepare_setup(
         raise InputFileError(f"{folder.setup_json}: a setup is already here (--force replaces it)")
     rec_name, lig_name = setup_names(rec_path, lig_path)
     stage = _Stages(progress)
-    rec_raw, lig_raw = read_structure(rec_path), read_structure(lig_path)
-    rec_atoms, lig_atoms = _load(rec_raw, rec_path, options), _load(lig_raw, lig_path, options)
-    rec_c, lig_c = centred(rec_atoms), centred(lig_atoms)
-    for atoms, path in ((rec_c, rec_path), (lig_c, lig_path)):
-        check_pdb_columns(atoms, path)
+    partners = read_partners(rec_path, lig_path, restraints, options)
+    rec_raw, lig_raw, rec_atoms, lig_atoms = partners.raw + partners.cleaned
+    rec_c, lig_c = partners.centred
+    parsed = partners.restraints
     _warn_shared_chains(rec_atoms, lig_atoms, rec_path, lig_path)
-
-    parsed: Restraints | None = None
-    if restraints is not None:
-        rpath = Path(restraints)
-        parsed = read_any_restraints(rpath, rec_c, lig_c)
-        for side, atoms, name in (("receptor", rec_c, rec_path), ("ligand", lig_c, lig_path)):
-            ids = set(atoms.residue_ids())
-            for kind in ("active", "passive", "blocked"):
-                for rid in getattr(getattr(parsed, side), kind):
-                    if rid not in ids:
-                        raise InputFileError(f"{rpath}: {side} restraint {rid} not found in {name}")
 
     # swarm centres on the (centred) receptor's surface; a membrane takes no part in it
     stage.done(f"read and cleaned {len(rec_c)} + {len(lig_c)} atoms")
