@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 import sparkledock
@@ -140,7 +141,7 @@ def test_lightdock_pdb_columns_hold_what_setup_writes_or_setup_refuses(tmp_path)
     from dataclasses import replace
 
     from sparkledock.io.lightdock import format_lightdock_pdb
-    from sparkledock.preparation.prepare import check_pdb_columns
+    from sparkledock.preparation.inputs import check_pdb_columns
 
     atoms = read_structure(LIG)
     numbered = replace(atoms, serial=atoms.serial + 100_000)
@@ -182,3 +183,50 @@ def test_mmcif_atoms_without_coordinates_are_named(tmp_path):
     (tmp_path / "l.cif").write_text("\n".join(text) + "\n")
     with pytest.raises(SparkledockError, match="has no finite coordinates"):
         read_structure(tmp_path / "l.cif")
+
+
+def test_a_missing_extra_is_named_before_any_work(tmp_path, monkeypatch, capsys):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "freesasa" else real(name, *a)
+    )
+    out = tmp_path / "out"
+    for extra in (["--scoring", "cpydock"], ["--rank-method", "pydock"]):
+        _refused(capsys, ["dock", str(REC), str(LIG), "-o", str(out), *SMALL, *extra], "freesasa")
+    assert not out.exists()
+
+
+def test_quiet_surprises_are_said(tmp_path):
+    """A file cut inside an atom record, atoms listed twice, an atom far from the rest and
+    membrane beads in a ligand are docked as given, with a warning each."""
+    from sparkledock.preparation.inputs import read_partners
+    from sparkledock.preparation.prepare import SetupOptions
+
+    text = LIG.read_text()
+    atoms = [ln for ln in text.splitlines() if ln.startswith("ATOM")]
+    (tmp_path / "cut.pdb").write_text("\n".join(atoms)[:-20])  # (inside the occupancy)
+    with pytest.warns(SparkledockWarning, match="cut short"):
+        read_structure(tmp_path / "cut.pdb")
+    far = f"{atoms[-1][:30]}{200.0:8.3f}{0.0:8.3f}{0.0:8.3f}{atoms[-1][54:]}"
+    bead = "ATOM  99999  BJ  MMB Z 999      0.000   0.000   0.000  1.00  0.00           P"
+    odd = "\n".join([*atoms, atoms[0], far.replace(" A ", " Z "), bead]) + "\nEND\n"
+    (tmp_path / "odd.pdb").write_text(odd)
+    with pytest.warns(SparkledockWarning) as caught:
+        read_partners(REC, tmp_path / "odd.pdb", None, SetupOptions())
+    said = " ".join(str(w.message) for w in caught)
+    assert "listed more than once" in said and "from every other atom" in said
+    assert "membrane bead(s) (MMB) in the ligand" in said
+
+
+def test_a_filter_over_nucleotides_of_a_protein_says_so(setups):
+    from sparkledock.analysis.filter import satisfaction
+    from sparkledock.io.restraints import read_restraints
+
+    setup = setups("2X9A")
+    restraints = read_restraints(SRC / "restraints.list")
+    poses = np.zeros((1, setup.layout.size))
+    poses[0, 3] = 1.0
+    with pytest.warns(SparkledockWarning, match="receptor has no nucleotides"):
+        assert satisfaction(setup, poses, restraints, molecules=("nucleic", "all"))[0] == 0.0

@@ -156,7 +156,7 @@ def host_available_bytes() -> int:
         return 8 * 2**30
 
 
-def _size(n: float) -> str:
+def human_size(n: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
         if n < 1024 or unit == "PiB":
             return f"{n:.3g} {unit}"
@@ -170,6 +170,6 @@ def require_memory(need: float, what: str) -> None:
     have = host_available_bytes()
     if need > USABLE_FRACTION * have:
         raise EngineError(
-            f"{what} would need {_size(need)}, more than this machine can give "
-            f"({_size(have)} available); use fewer"
+            f"{what} would need {human_size(need)}, more than this machine can give "
+            f"({human_size(have)} available); use fewer"
         )

@@ -41,7 +41,7 @@ from .engine.driver import RunOptions, run_setups
 from .errors import InputFileError, SparkledockError, SparkledockWarning
 from .fileutil import atomic_write_text, check_output_folder, folder_lock, read_text_input
 from .io.setupdir import SetupDir
-from .preparation.prepare import read_partners
+from .preparation.inputs import read_partners
 from .runlog import LOGGER, RunRecord, file_record, untimed
 
 REQUIRED = ("name", "receptor", "ligand")

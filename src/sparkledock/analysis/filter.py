@@ -9,9 +9,12 @@ amino acids only (``protein``) or its nucleotides only (``nucleic``: ``--rnuc``/
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy.spatial import cKDTree
 
+from ..errors import SparkledockWarning
 from ..molecule.anm import AMINO_ACIDS, NUCLEIC
 from ..molecule.restraints import Restraints
 from ..molecule.structure import Atoms
@@ -25,6 +28,7 @@ CHUNK = 32
 
 #: Which atoms of a partner take part in contacts.
 MOLECULES = ("all", "protein", "nucleic")
+MOLECULES_SAID = {"protein": "amino acids", "nucleic": "nucleotides (--rnuc/--lnuc)"}
 
 
 def molecule_mask(atoms: Atoms, molecule: str) -> np.ndarray:
@@ -70,6 +74,17 @@ def satisfaction(
     )
     total = len(rec_want) + len(lig_want)  # (LightDock's count: a listed duplicate counts)
     out = np.zeros(len(poses))
+    for side, use, molecule in (
+        ("receptor", rec_use, molecules[0]),
+        ("ligand", lig_use, molecules[1]),
+    ):
+        if not use.any():
+            warnings.warn(
+                f"{setup.path}: the {side} has no {MOLECULES_SAID.get(molecule, 'atoms')}, so no "
+                "contact counts and no solution satisfies a restraint",
+                SparkledockWarning,
+                stacklevel=2,
+            )
     if total == 0 or not rec_use.any() or not lig_use.any():
         return out  # no restraint, or nothing of a kind: no contacts
     rec_slot = _restraint_slots(setup.receptor.atoms.residue_ids(), rec_want, rec_use)[rec_use]

@@ -207,12 +207,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def dock_options(args: argparse.Namespace, **fixed: int) -> DockOptions:
-    """`dock`/`screen` options from the command line (``fixed`` overrides, for --example):
+    """`dock`/`screen` options from the command line (``fixed``: defaults of --example's that
+    the command line's options override):
     every :class:`~sparkledock.docking.DockOptions` field the command has an option of, by
     name, ``--no-map-modified`` turned around and the engine resolved."""
     from ..docking import DockOptions
 
-    chosen = {**options_by_name(DockOptions, vars(args)), **fixed}
+    given = {k: v for k, v in options_by_name(DockOptions, vars(args)).items() if v is not None}
+    chosen = {**fixed, **given}  # (what the command line gives wins over the example's)
     return DockOptions(**{**chosen, "engine": engine_of(args)})
 
 
@@ -220,6 +222,11 @@ def cmd_dock(args: argparse.Namespace) -> int:
     from ..docking import dock
 
     if args.example:
+        given = [f for f in ("receptor", "ligand", "restraints", "reference") if getattr(args, f)]
+        if given:
+            raise SparkledockError(
+                f"--example docks the bundled 2X9A files; it takes no {given[0]} (drop one)"
+            )
         ex = example_dir()
         receptor, ligand = ex / "2X9A_r_u.pdb", ex / "2X9A_l_u.pdb"
         restraints, reference = SetupDir(ex).restraints, ex / "2X9A_target.pdb"

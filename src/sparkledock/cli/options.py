@@ -85,10 +85,11 @@ def add_logging_options(p: argparse.ArgumentParser) -> None:
 def add_protocol_options(p: argparse.ArgumentParser, top_help: str) -> None:
     """The docking protocol's options that ``dock`` and ``screen`` share (read by
     :func:`dock_options`), plus threads, quiet and the engine."""
-    p.add_argument("--steps", type=int, default=100, help="GSO steps (100)")
-    p.add_argument("-g", "--glowworms", type=int, default=200, help="glowworms per swarm (200)")
-    p.add_argument("-s", "--swarms", type=int, default=0, help="default: LightDock's rule")
-    p.add_argument("--top", type=int, default=10, help=top_help)
+    # (None: not given, so DockOptions' default, or the example's, applies)
+    p.add_argument("--steps", type=int, default=None, help="GSO steps (100)")
+    p.add_argument("-g", "--glowworms", type=int, default=None, help="glowworms per swarm (200)")
+    p.add_argument("-s", "--swarms", type=int, default=None, help="default: LightDock's rule")
+    p.add_argument("--top", type=int, default=None, help=top_help)
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
     add_logging_options(p)
     add_scoring_option(p, "scoring function of the search")

@@ -16,25 +16,40 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from ..analysis.ranking import NEEDS
-from ..backend import require_memory
+from ..backend import human_size, require_memory
 from ..engine.memory import swarm_bytes
-from ..engine.spec import FAST_MODES
+from ..engine.spec import FAST_MODES, SAVE_EVERY
 from ..errors import SparkledockError, SparkledockWarning
 from ..fileutil import check_input_file
 from ..molecule.structure import read_structure
 from ..scoring import check_molecules, get_scoring
 from .options import DockOptions, check_options
 
+#: Runs longer than this are told what their snapshots cost.
+MANY_STEPS = 10_000
 #: Normal modes per partner a docking's setup computes (LightDock's default).
 DOCK_MODES = 10
 #: The scoring functions each ranking method re-scores with (beyond the search's).
 RANKING_FUNCTIONS = ("cpydock", "pisa", "dfire_soft", "mj3h", "tobi")
 
 
+def check_installed(function: object, what: str) -> None:
+    """The Python packages a scoring function (each term of a combination) needs."""
+    for f in getattr(function, "functions", (function,)):
+        for package, extra in getattr(f, "requires", {}).items():
+            if importlib.util.find_spec(package) is None:
+                raise SparkledockError(
+                    f"{what}: scoring {f.name!r} needs {package}: pip install "
+                    f"'sparkledock[{extra}]'"
+                )
+
+
 def check_scoring(options: DockOptions) -> None:
-    """The search's scoring function can run as asked: its mode, backend and normal modes."""
+    """The search's scoring function can run as asked: its mode, backend, normal modes and
+    the packages it needs."""
     function = get_scoring(options.scoring)  # (unknown names, bad weights, duplicates)
     name = options.scoring
+    check_installed(function, f"--scoring {name}")
     weights = [w for _, w in getattr(function, "terms", [])]
     if weights and all(w < 0 for w in weights):
         warnings.warn(
@@ -69,11 +84,8 @@ def check_ranking(options: DockOptions, restrained: bool) -> tuple[str, ...]:
     if "satisfaction" in needs and not restrained:
         raise SparkledockError(f"--rank-method {method} needs restraints (-r)")
     functions = tuple(f for f in needs if f in RANKING_FUNCTIONS)
-    if "cpydock" in functions and importlib.util.find_spec("freesasa") is None:
-        raise SparkledockError(
-            f"--rank-method {method} re-scores with cpydock, which needs FreeSASA: "
-            "pip install 'sparkledock[pydock]'"
-        )
+    for function in functions:
+        check_installed(get_scoring(function), f"--rank-method {method}")
     return functions
 
 
@@ -97,6 +109,16 @@ def check_docking(
     check_scoring(options)
     functions = check_ranking(options, restraints is not None)
     pose_size = 7 + (2 * DOCK_MODES if options.anm else 0)
+    if options.steps > MANY_STEPS:
+        snapshots = options.steps // SAVE_EVERY + 1
+        each = options.glowworms * (pose_size + 5) * 14  # (about 14 bytes a number)
+        warnings.warn(
+            f"--steps {options.steps}: each swarm writes a gso snapshot every {SAVE_EVERY} "
+            f"steps, {snapshots:,} files of about {human_size(each)} "
+            f"({human_size(snapshots * each)} per swarm)",
+            SparkledockWarning,
+            stacklevel=2,
+        )
     require_memory(
         swarm_bytes(options.glowworms, pose_size), f"a swarm of {options.glowworms} glowworms"
     )

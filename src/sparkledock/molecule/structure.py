@@ -26,6 +26,7 @@ from ..errors import (
     InputFileError,
     ModifiedResidueWarning,
     MultiModelWarning,
+    SparkledockWarning,
 )
 from ..fileutil import atomic_write_text
 from .residues import (
@@ -213,6 +214,20 @@ def _name_bad_pdb_line(path: Path, text: str) -> None:
 _BAD_CHARGE = re.compile(r"^((?:ATOM  |HETATM).{72})[0-9]{2}", re.MULTILINE)
 
 
+def _warn_truncated(path: Path, text: str) -> None:
+    """Warn when a PDB file stops inside an atom record (no line end after it, or a line too
+    short for its coordinates): a copy cut short reads as part of a molecule."""
+    last = text.rstrip("\n").rsplit("\n", 1)[-1]
+    cut = not text.endswith("\n") or len(last.rstrip()) < 54
+    if last.startswith(("ATOM  ", "HETATM")) and cut:
+        warnings.warn(
+            f"{path}: the file ends inside an atom record ({last.strip()[:30]!r}...): was it "
+            "cut short? Only what it holds is read",
+            SparkledockWarning,
+            stacklevel=3,
+        )
+
+
 def structure_text(path: Path) -> tuple[str, str]:
     """The text of a structure file and its name without ``.gz`` (gzip is read as such;
     a byte that is not UTF-8, such as Latin-1 in a REMARK, is read as Latin-1)."""
@@ -258,6 +273,7 @@ def read_structure(path: str | os.PathLike[str]) -> Atoms:
             st = gemmi.make_structure_from_block(gemmi.cif.read_string(text).sole_block())
         else:
             _check_pdb_lines(path, text)
+            _warn_truncated(path, text)
             st = gemmi.read_pdb_string(_BAD_CHARGE.sub(r"\1  ", text))
     except InputFileError:
         raise

@@ -25,7 +25,7 @@ from ..io.lightdock import (
     format_points_pdb,
     write_poses,
 )
-from ..io.restraints import format_restraints, read_any_restraints
+from ..io.restraints import format_restraints
 from ..io.setupdir import (
     LIG_MODES_FILE,
     REC_MODES_FILE,
@@ -36,22 +36,18 @@ from ..io.setupdir import (
 )
 from ..molecule.anm import mode_mask, normal_modes
 from ..molecule.pose import PoseLayout
-from ..molecule.restraints import Restraints, restraint_lists
+from ..molecule.restraints import restraint_lists
 from ..molecule.structure import (
     MMCIF_SUFFIXES,
-    PDB_COORDINATE_RANGE,
     PDB_SUFFIXES,
     Atoms,
-    centred,
-    clean,
     lightdock_centre,
-    read_structure,
     write_structure,
 )
-from ..molecule.system import Partner, ligand_chain_ids
-from ..scoring import check_molecules, get_scoring
+from ..molecule.system import ligand_chain_ids
 from ..seeds import DEFAULT_SEED, check_seed
 from ..version import __version__
+from .inputs import read_partners
 from .lightdock_poses import lightdock_poses
 from .membrane import bead_heights, membrane_atoms, membrane_side
 from .paratope import require_paratope
@@ -186,81 +182,6 @@ def pose_size(options: SetupOptions) -> int:
     return 7 + (options.anm_rec + options.anm_lig if options.anm else 0)
 
 
-@dataclass(frozen=True)
-class ReadPartners:
-    """Both partners as read (``raw``), cleaned and typed for the scoring function
-    (``cleaned``) and centred (``centred``), each a (receptor, ligand) pair; and the
-    restraints, checked against them."""
-
-    raw: tuple[Atoms, Atoms]
-    cleaned: tuple[Atoms, Atoms]
-    centred: tuple[Atoms, Atoms]
-    restraints: Restraints | None
-
-
-def read_partners(
-    receptor: Path, ligand: Path, restraints: str | os.PathLike[str] | None, options: SetupOptions
-) -> ReadPartners:
-    """Everything a setup can refuse about its inputs, before any work: both structures read,
-    cleaned and typed for the scoring function, their ``lightdock_*.pdb`` columns, every
-    restraint residue present (one line naming the file and residue)."""
-    raw = read_structure(receptor), read_structure(ligand)
-    cleaned = _load(raw[0], receptor, options), _load(raw[1], ligand, options)
-    moved = centred(cleaned[0]), centred(cleaned[1])
-    for atoms, path in zip(moved, (receptor, ligand), strict=True):
-        check_pdb_columns(atoms, path)
-    parsed: Restraints | None = None
-    if restraints is not None:
-        rpath = Path(restraints)
-        parsed = read_any_restraints(rpath, *moved)
-        for side, atoms, name in zip(
-            ("receptor", "ligand"), moved, (receptor, ligand), strict=True
-        ):
-            ids = set(atoms.residue_ids())
-            for kind in ("active", "passive", "blocked"):
-                for rid in getattr(getattr(parsed, side), kind):
-                    if rid not in ids:
-                        raise InputFileError(f"{rpath}: {side} restraint {rid} not found in {name}")
-    return ReadPartners(raw, cleaned, moved, parsed)
-
-
-def check_pdb_columns(atoms: Atoms, path: Path) -> None:
-    """Refuse, before any work, a partner whose ``lightdock_*.pdb`` (centred coordinates in
-    PDB's fixed columns, which LightDock and sparkledock read back) cannot hold it: a
-    coordinate outside ``%8.3f``, a residue number outside 4 columns, a chain name longer
-    than one character. Atom serials are labels: past 99,999 they wrap, with a warning."""
-    low, high = PDB_COORDINATE_RANGE
-    bad = ~((atoms.coords > low) & (atoms.coords < high)).all(axis=1)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise InputFileError(
-            f"{path}: atom {atoms.atom_name[i]} of {atoms.res_name[i]} {atoms.chain[i]}."
-            f"{atoms.res_seq[i]} lies at {atoms.coords[i].round(1).tolist()} Å from the "
-            f"molecule's centre, beyond PDB's coordinate columns ({low:.0f} to {high:.0f}); "
-            "is it part of the molecule?"
-        )
-    seq = atoms.res_seq
-    if len(seq) and (seq.min() < -999 or seq.max() > 9999):
-        i = int(np.flatnonzero((seq < -999) | (seq > 9999))[0])
-        raise InputFileError(
-            f"{path}: residue {atoms.res_name[i]} {atoms.chain[i]}.{seq[i]}: residue numbers "
-            "must fit PDB's four columns (-999 to 9999); renumber it"
-        )
-    long = [str(c) for c in np.unique(atoms.chain.astype(str)) if len(c) > 1]
-    if long:
-        raise InputFileError(
-            f"{path}: chain {long[0]!r}: LightDock's files take one-character chain names; "
-            "rename it"
-        )
-    if len(atoms.serial) and int(atoms.serial.max()) > 99_999:
-        warnings.warn(
-            f"{path}: atom serial numbers past 99,999 wrap round in lightdock_*.pdb (they are "
-            "labels; LightDock reads five columns)",
-            SparkledockWarning,
-            stacklevel=3,
-        )
-
-
 def setup_names(receptor: Path, ligand: Path) -> tuple[str, str]:
     """The names a setup gives its two structures (``receptor_pdb``/``ligand_pdb``).
 
@@ -313,30 +234,6 @@ def _write_original(raw: Atoms, source: Path, target: Path) -> None:
         atomic_write_bytes(target, source.read_bytes())
     else:
         write_structure(raw, target)
-
-
-def _load(raw: Atoms, path: Path, options: SetupOptions) -> Atoms:
-    atoms = clean(
-        raw,
-        remove_hydrogens=options.noh,
-        remove_water=options.now,
-        remove_oxt=options.noxt,
-        map_modified=options.map_modified,
-        source=str(path),
-    )
-    if len(atoms) == 0:
-        raise InputFileError(
-            f"{path}: nothing left to dock after cleaning ({len(raw)} atoms, all hetero "
-            "groups, waters or hydrogens)"
-        )
-    if options.scoring is None:
-        return atoms
-    function = get_scoring(options.scoring)
-    check_molecules(function, Partner.rigid(atoms), str(path))
-    keep = function.typed_atoms(
-        Partner.rigid(atoms), source=str(path), skip_unknown=options.skip_unknown
-    )
-    return atoms.select(keep)
 
 
 def _warn_shared_chains(receptor: Atoms, ligand: Atoms, rec_path: Path, lig_path: Path) -> None:

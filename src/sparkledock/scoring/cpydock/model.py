@@ -156,6 +156,8 @@ class CPyDock(VdW):
         "torch": "torch_kernel",
     }
     molecules: ClassVar[tuple[str, ...]] = ("protein",)
+    #: the Python packages it needs, and the extra that installs them
+    requires: ClassVar[dict[str, str]] = {"freesasa": "pydock"}
 
     def prepare(
         self,
