@@ -197,3 +197,53 @@ def test_filter_counts_nucleotides_with_lnuc(dna_setup):
     assert np.array_equal(everything, nucleic)
     assert everything.max() > 0
     assert protein.max() <= 0.5 * everything.max()  # the DNA ligand's atoms never count
+
+
+def rna_from_dna(source: Path, target: Path, names: dict[str, str]) -> Path:
+    """1DIZ's DNA rewritten as RNA (its heavy atoms; thymine's methyl dropped, an O2' added
+    beside each C2'), with residue names ``names`` (DNA name -> RNA name)."""
+    out = []
+    for line in source.read_text().splitlines():
+        res, atom = line[17:20].strip(), line[12:16].strip()
+        if not line.startswith("ATOM") or res not in names or atom.startswith("H"):
+            continue
+        if res == "DT" and atom == "C7":
+            continue
+        new = f"{line[:17]}{names[res]:>3}{line[20:]}"
+        out.append(new)
+        if atom == "C2'":
+            x, y, z = (float(line[a:b]) for a, b in ((30, 38), (38, 46), (46, 54)))
+            xyz = f"{x + 1.0:8.3f}{y + 0.9:8.3f}{z + 0.3:8.3f}"
+            out.append(f"{new[:12]} O2'{new[16:30]}{xyz}{new[54:]}")
+    target.write_text("\n".join(out) + "\nEND\n")
+    return target
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        {"DA": "A", "DC": "C", "DG": "G", "DT": "U"},
+        {"DA": "RA", "DC": "RC", "DG": "RG", "DT": "RU"},
+    ],
+    ids=["plain", "force-field"],
+)
+def test_rna_docks_with_the_functions_for_nucleic_acids(tmp_path, names):
+    rec = STRUCTURES / "lightdock_1DIZ_rec.pdb"
+    rna = rna_from_dna(STRUCTURES / "lightdock_1DIZ_lig.pdb", tmp_path / "rna.pdb", names)
+    for scoring in ("dna", "vdw"):
+        out = tmp_path / scoring
+        argv = ["dock", str(rec), str(rna), "-o", str(out), "--scoring", scoring]
+        assert cli_main([*argv, "-g", "4", "-s", "1", "--steps", "2", "--quiet"]) == 0
+        with (out / "ranking.csv").open() as handle:
+            scores = [float(row.split(",")[1]) for row in list(handle)[1:]]
+        assert scores and all(np.isfinite(scores))
+
+
+def test_a_partner_nothing_of_which_can_be_typed_is_refused(tmp_path, capsys):
+    rec = STRUCTURES / "lightdock_1DIZ_rec.pdb"
+    junk = rna_from_dna(STRUCTURES / "lightdock_1DIZ_lig.pdb", tmp_path / "x.pdb",
+                        dict.fromkeys(("DA", "DC", "DG", "DT"), "XNA"))  # fmt: skip
+    out = tmp_path / "s"
+    argv = ["setup", str(rec), str(junk), "--scoring", "dna", "--skip-unknown", "-o", str(out)]
+    assert cli_main(argv) == 1
+    assert "can type none of its" in capsys.readouterr().err and not out.exists()

@@ -47,6 +47,11 @@ def clean_partner(raw: Atoms, path: Path, options: SetupOptions) -> Atoms:
     keep = function.typed_atoms(
         Partner.rigid(atoms), source=str(path), skip_unknown=options.skip_unknown
     )
+    if not keep.any():
+        raise InputFileError(
+            f"{path}: scoring {options.scoring!r} can type none of its {len(atoms)} atoms, "
+            "so nothing is left to dock"
+        )
     return atoms.select(keep)
 
 

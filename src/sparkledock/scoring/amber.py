@@ -21,9 +21,15 @@ from ..errors import SkippedAtomWarning, UnsupportedAtomError
 from ..molecule.system import Partner
 
 #: residue names LightDock renames before the lookup (vdw, cpydock)
-RESIDUE_ALIASES = {"HIS": "HID"}
+#: RNA's plain names (``A C G U``, what the PDB writes and what force-field names such as
+#: ``RA``/``RU5`` are read as) are the table's ``RA RC RG RU``: LightDock knows RNA only by
+#: those, so a file it cannot type is typed here, and nothing it can is typed otherwise
+RNA_ALIASES = {b: f"R{b}" for b in "ACGU"}
+RESIDUE_ALIASES = {"HIS": "HID", **RNA_ALIASES}
 #: LightDock's dna function renames nucleotides' long names too
-DNA_RESIDUE_ALIASES = {"HIS": "HID", "THY": "DT", "ADE": "DA", "CYT": "DC", "GUA": "DG"}
+DNA_RESIDUE_ALIASES = {
+    "HIS": "HID", "THY": "DT", "ADE": "DA", "CYT": "DC", "GUA": "DG", **RNA_ALIASES,
+}  # fmt: skip
 #: N-terminal hydrogens LightDock's dna function types as the backbone H
 _NTERM_H = ("H1", "H2", "H3")
 
