@@ -230,3 +230,19 @@ def test_a_filter_over_nucleotides_of_a_protein_says_so(setups):
     poses[0, 3] = 1.0
     with pytest.warns(SparkledockWarning, match="receptor has no nucleotides"):
         assert satisfaction(setup, poses, restraints, molecules=("nucleic", "all"))[0] == 0.0
+
+
+def test_a_non_finite_score_is_never_written(tmp_path):
+    from dataclasses import replace
+
+    from sparkledock.engine import gso
+    from sparkledock.engine.checkpoint import save_outputs
+
+    poses = np.zeros((2, 3, 7))
+    poses[..., 3] = 1.0
+    state = gso.initial_state(poses, gso.GSOParameters())
+    scores = np.zeros((2, 3))
+    scores[1, 2] = np.inf
+    with pytest.raises(SparkledockError, match="swarm 8, step 0: a non-finite score"):
+        save_outputs(tmp_path, [4, 8], replace(state, scores=scores))
+    assert not list(tmp_path.rglob("gso_*.out"))

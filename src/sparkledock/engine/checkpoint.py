@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputFileError
+from ..errors import EngineError, InputFileError
 from ..fileutil import atomic_write_bytes
 from ..io.lightdock import (
     write_gso_output,
@@ -50,7 +50,20 @@ def clear_swarm_outputs(root: Path, swarm_ids: Sequence[int]) -> None:
 
 def save_outputs(root: Path, swarm_ids: Sequence[int], state: gso.SwarmState) -> None:
     """Every swarm's gso file of this step, then one flush to disk for all of them (before
-    the checkpoint that refers to them is written)."""
+    the checkpoint that refers to them is written). A non-finite score or pose (a scoring
+    function overflowing, say) stops the run with one line instead of being written."""
+    for values, what in (
+        (state.scores, "score"),
+        (state.poses, "pose"),
+        (state.luciferin, "luciferin"),
+    ):
+        bad = ~np.isfinite(np.asarray(values)).reshape(len(swarm_ids), -1).all(axis=1)
+        if bad.any():
+            swarm = swarm_ids[int(np.flatnonzero(bad)[0])]
+            raise EngineError(
+                f"swarm {swarm}, step {state.step}: a non-finite {what} (the scoring function "
+                "overflowed?); nothing of this step is written"
+            )
     for row, swarm in enumerate(swarm_ids):
         write_gso_output(
             SetupDir(root).gso(swarm, state.step),
