@@ -57,7 +57,7 @@ def test_cluster_generate_rank_match_lightdock(tmp_path, capsys):
     )
     capsys.readouterr()
     assert main(["rank", str(tmp_path), "2", "10"]) == 1
-    assert "swarm_1/gso_10.out: no such file" in capsys.readouterr().err
+    assert "swarm_1/gso_10.out: no such gso file" in capsys.readouterr().err
 
 
 def test_filter_and_top_match_lightdock(tmp_path, capsys):

@@ -136,3 +136,15 @@ def test_local_minimization_on_torch_matches_numba_and_combinations_refuse(tmp_p
     setup = writable_setup(tmp_path / "combo")
     argv = ["run", str(setup), "1", "--swarms", "0", "--quiet", "-min"]
     assert main([*argv, "--scoring", "dfire:1,vdw:0.5"]) == 1
+
+
+def test_an_unknown_key_is_a_warning_and_a_binary_file_one_line(tmp_path):
+    from sparkledock.errors import SparkledockWarning
+
+    path = tmp_path / "glowworm.conf"
+    path.write_text(CONF.read_text().replace("[GSO]", "[GSO]\nrhoo = 0.5"))
+    with pytest.warns(SparkledockWarning, match=r"\[GSO\] rhoo is not a GSO constant"):
+        assert read_gso_config(path) == read_gso_config(CONF)
+    path.write_bytes(b"\x8f\xff[GSO]\x00")
+    with pytest.raises(InputFileError, match="not a GSO configuration file"):
+        read_gso_config(path)

@@ -11,10 +11,11 @@ from __future__ import annotations
 import configparser
 import math
 import os
+import warnings
 from dataclasses import replace
 
 from ..engine.gso import GSOParameters
-from ..errors import InputFileError, SparkledockError
+from ..errors import InputFileError, SparkledockError, SparkledockWarning
 
 #: What each constant may be (a finite number always): the luciferin decay is a fraction,
 #: the other rates are not negative, vision ranges are lengths, neighbours a count.
@@ -60,6 +61,13 @@ def read_gso_config(
         raise InputFileError(f"{path}: not a GSO configuration file ({reason})") from None
     if not parser.has_section("GSO"):
         raise InputFileError(f"{path}: no [GSO] section")
+    unknown = [k for k in parser.options("GSO") if k not in KEYS]
+    if unknown:
+        warnings.warn(
+            f"{path}: [GSO] {unknown[0]} is not a GSO constant ({', '.join(KEYS)}); ignored",
+            SparkledockWarning,
+            stacklevel=2,
+        )
     values = {}
     for key, (name, kind) in KEYS.items():
         if not parser.has_option("GSO", key):
