@@ -8,9 +8,10 @@ import pytest
 
 from conftest import BENCH, golden
 from sparkledock.analysis import ranking
-from sparkledock.analysis.evaluate import evaluate
+from sparkledock.analysis.evaluate import dockq_package, evaluate
 from sparkledock.analysis.models import write_models
 from sparkledock.analysis.quality import dockq_score, kabsch, pose_quality, quality_reference
+from sparkledock.errors import SparkledockError
 
 
 def test_pose_quality_equals_dockq_on_written_models(setups, tmp_path):
@@ -24,8 +25,10 @@ def test_pose_quality_equals_dockq_on_written_models(setups, tmp_path):
     got = pose_quality(quality_reference(setup, reference), setup, picked)
     paths = [tmp_path / f"m{i}.pdb" for i in range(len(picked))]
     write_models(setup, picked, paths)
+    pytest.importorskip("DockQ")  # the package itself, as the cross-check
     for i, path in enumerate(paths):
-        q = evaluate(path, reference)
+        assert evaluate(path, reference).dockq == pytest.approx(got["dockq"][i], abs=1e-4)
+        q = dockq_package(path, reference)
         assert got["fnat"][i] == pytest.approx(q.fnat, abs=1e-9)
         assert got["irmsd"][i] == pytest.approx(q.irmsd, abs=1e-3)
         assert got["lrmsd"][i] == pytest.approx(q.lrmsd, abs=1e-3)
@@ -319,3 +322,51 @@ def test_blind_dock_ranks_by_the_blind_default_and_says_so(tmp_path):
     # and searched in fast mode, the blind default, as both records say
     assert record["options"]["scoring_mode"] == "fast"
     assert json.loads((out / "sparkledock_dock.json").read_text())["scoring_mode"] == "fast"
+
+
+def test_a_partner_of_several_chains_is_evaluated_as_one(tmp_path):
+    """Splitting the receptor into two chains (as an antibody's heavy and light chains) in
+    the model and the reference changes no measure; chains renamed in the model are matched
+    by sequence; the model's own chains may be named; no DockQ package is needed."""
+    from sparkledock.analysis.quality import file_quality
+
+    target = BENCH / "2X9A" / "2X9A_target.pdb"
+    lines = target.read_text().splitlines()
+
+    def split(text_lines, shift=0.0, rename=None):
+        out = []
+        for ln in text_lines:
+            if ln.startswith(("ATOM", "HETATM")):
+                chain = ln[21]
+                if chain == "A" and int(ln[22:26]) >= 60:
+                    chain = "C"
+                if chain == "B" and shift:
+                    x = float(ln[30:38]) + shift
+                    ln = f"{ln[:30]}{x:8.3f}{ln[38:]}"
+                chain = (rename or {}).get(chain, chain)
+                ln = ln[:21] + chain + ln[22:]
+            out.append(ln)
+        return "\n".join(out) + "\n"
+
+    (tmp_path / "ref.pdb").write_text(split(lines))
+    (tmp_path / "moved.pdb").write_text(split(lines, shift=3.0))
+    (tmp_path / "moved2.pdb").write_text(
+        "\n".join(
+            f"{ln[:30]}{float(ln[30:38]) + 3.0:8.3f}{ln[38:]}"
+            if ln.startswith(("ATOM", "HETATM")) and ln[21] == "B"
+            else ln
+            for ln in lines
+        )
+        + "\n"
+    )
+    self_q = file_quality(tmp_path / "ref.pdb", tmp_path / "ref.pdb", ["A", "C"])
+    assert self_q["dockq"] == pytest.approx(1.0) and self_q["fnat"] == 1.0
+    merged = file_quality(tmp_path / "moved.pdb", tmp_path / "ref.pdb", ["A", "C"])
+    whole = file_quality(tmp_path / "moved2.pdb", target)
+    for key in ("fnat", "irmsd", "lrmsd", "dockq"):
+        assert merged[key] == pytest.approx(whole[key], abs=1e-9), key
+    (tmp_path / "renamed.pdb").write_text(split(lines, shift=3.0, rename={"B": "L"}))
+    renamed = file_quality(tmp_path / "renamed.pdb", tmp_path / "ref.pdb", ["A", "C"])
+    assert renamed == pytest.approx(merged)
+    with pytest.raises(SparkledockError, match="say which are the receptor's"):
+        file_quality(tmp_path / "moved.pdb", tmp_path / "ref.pdb")

@@ -5,6 +5,7 @@ SPARKLEDOCK_REQUIRE_BROWSER=1). A missing evaluation extra is one line."""
 from __future__ import annotations
 
 import builtins
+import csv
 import os
 import re
 import shutil
@@ -109,7 +110,9 @@ def test_convergence_per_swarm_reads_each_snapshot(tmp_path):
     assert "swarm 1 (top 1)" in svg and "swarm 0 (top 3)" in svg and svg.count("<polyline") == 5
 
 
-def test_a_missing_evaluation_extra_is_one_line(monkeypatch, tmp_path, capsys):
+def test_evaluation_needs_no_extra(monkeypatch, tmp_path, capsys):
+    """Without the DockQ package, --reference evaluates every ranked model (the built-in
+    evaluation); only the cross-check asks for the package, in one line."""
     real_import = builtins.__import__
 
     def no_dockq(name, *args, **kwargs):
@@ -122,9 +125,9 @@ def test_a_missing_evaluation_extra_is_one_line(monkeypatch, tmp_path, capsys):
 
     with pytest.raises(SparkledockError, match=r"sparkledock\[evaluate\]"):
         require_dockq()
-    argv = ["dock", str(SRC / "2X9A_r_u.pdb"), str(SRC / "2X9A_l_u.pdb")]
-    argv += ["-o", str(tmp_path / "out"), "--reference", str(SRC / "2X9A_target.pdb")]
-    assert main(argv) == 1
-    err = capsys.readouterr().err.strip()
-    assert "\n" not in err and "sparkledock[evaluate]" in err
-    assert not (tmp_path / "out").exists()  # refused before any work
+    out = tmp_path / "out"
+    argv = ["dock", str(SRC / "2X9A_r_u.pdb"), str(SRC / "2X9A_l_u.pdb"), "-o", str(out)]
+    argv += ["--reference", str(SRC / "2X9A_target.pdb"), "-s", "2", "-g", "6", "--steps", "2"]
+    assert main([*argv, "--quiet"]) == 0
+    rows = list(csv.DictReader((out / "ranking.csv").open()))
+    assert rows and all(0.0 <= float(r["DockQ"]) <= 1.0 and r["CAPRI"] for r in rows)

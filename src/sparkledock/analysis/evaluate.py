@@ -1,4 +1,10 @@
-"""Model quality against a reference complex: DockQ (the DockQ package) and CAPRI class."""
+"""Model quality against a reference complex: fnat, iRMSD, LRMSD, DockQ and CAPRI class.
+
+:func:`evaluate` is the project's own implementation (:mod:`.quality`, equal to the DockQ
+package's values; part of the base install). :func:`dockq_package` asks the DockQ package
+itself, when it is installed (``sparkledock[evaluate]``): a cross-check for tests and
+benchmarks.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputFileError, SparkledockError
+from ..fileutil import check_input_file
 
 
 @dataclass(frozen=True)
@@ -21,8 +28,8 @@ class Quality:
     capri: str
 
 
-#: the one line said when the evaluation extra is missing
-DOCKQ_HINT = "evaluation needs the DockQ package: pip install 'sparkledock[evaluate]'"
+#: the one line said when the DockQ package (the cross-check) is missing
+DOCKQ_HINT = "the cross-check needs the DockQ package: pip install 'sparkledock[evaluate]'"
 
 
 def require_dockq() -> Any:
@@ -70,11 +77,39 @@ def _chain_maps(native, model) -> list[dict[str, str]]:
 def evaluate(
     model: str | os.PathLike[str],
     reference: str | os.PathLike[str],
-    chain_map: dict[str, str] | None = None,
+    receptor_chains: list[str] | None = None,
 ) -> Quality:
-    """DockQ of a two-chain model against the reference (chains matched by id by default).
+    """fnat, iRMSD, LRMSD, DockQ and CAPRI class of a model against a reference complex
+    (:func:`~.quality.file_quality`: a model of two chains, or ``receptor_chains`` and the
+    rest; chains matched by id, else by sequence).
 
     Raises:
+        InputFileError: a missing or unreadable file, or no interface in common.
+    """
+    from .quality import file_quality
+
+    for path in (model, reference):
+        check_input_file(path, "structure")
+    q = file_quality(model, reference, receptor_chains)
+    return Quality(
+        q["dockq"],
+        q["fnat"],
+        q["irmsd"],
+        q["lrmsd"],
+        capri_class(q["fnat"], q["irmsd"], q["lrmsd"]),
+    )
+
+
+def dockq_package(
+    model: str | os.PathLike[str],
+    reference: str | os.PathLike[str],
+    chain_map: dict[str, str] | None = None,
+) -> Quality:
+    """The DockQ package's measures of a two-chain model against the reference (chains
+    matched by id by default): the cross-check of :func:`evaluate`.
+
+    Raises:
+        SparkledockError: the DockQ package is not installed.
         InputFileError: a missing or unreadable file, or no interface in common.
     """
     DockQ = require_dockq()

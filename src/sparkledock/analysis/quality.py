@@ -127,30 +127,84 @@ class QualityReference:
 
 
 def quality_reference(setup: DockingSetup, reference: str | os.PathLike[str]) -> QualityReference:
-    """Prepare a reference complex (bound structure) for :func:`pose_quality`.
+    """Prepare a reference complex (bound structure) for :func:`pose_quality`: the setup's
+    receptor and ligand (each of one chain or several) against the reference's chains.
 
     Raises:
         InputFileError: the reference lacks a partner's chain, or has no interface.
     """
-    model = complex_atoms(setup)
-    native = read_structure(reference)
+    return reference_of(complex_atoms(setup), len(setup.receptor.atoms), reference)
+
+
+def _chain_order(atoms: Atoms, part: np.ndarray) -> list[str]:
+    chains = atoms.chain[part].astype(str)
+    return list(dict.fromkeys(chains.tolist()))
+
+
+def _native_chains(
+    model: Atoms, parts: list[np.ndarray], native: Atoms, reference: str
+) -> list[list[tuple[str, str]]]:
+    """Per partner, (model chain, native chain) pairs: by id where the reference has the
+    model's chain; a chain without one (a ligand chain the models renamed) takes the
+    reference chain left over whose sequence it matches best."""
+    natives = list(dict.fromkeys(native.chain.astype(str).tolist()))
+    wanted = [_chain_order(model, part) for part in parts]
+    used = {c for chains in wanted for c in chains if c in natives}
+    left = [c for c in natives if c not in used]
+    out = []
+    for chains in wanted:
+        pairs = []
+        for chain in chains:
+            if chain in natives:
+                pairs.append((chain, chain))
+                continue
+            if not left:
+                raise InputFileError(f"{reference}: no chain {chain} (a partner's chain)")
+            seq = _chain_sequence(model, chain)
+            best = max(left, key=lambda c: _identity(seq, _chain_sequence(native, c)))
+            left.remove(best)
+            pairs.append((chain, best))
+        out.append(pairs)
+    return out
+
+
+def _chain_sequence(atoms: Atoms, chain: str) -> str:
+    idx = np.flatnonzero(atoms.chain.astype(str) == chain)
+    return _sequence(atoms, [idx[r] for r in _residues(atoms.select(idx))])
+
+
+def _identity(a: str, b: str) -> int:
+    """Residues an alignment matches (DockQ's aligner)."""
+    return len(_aligned(a, b)[0]) if a and b else 0
+
+
+def reference_of(
+    model: Atoms, n_rec: int, reference: str | os.PathLike[str] | Atoms, name: str = ""
+) -> QualityReference:
+    """A :class:`QualityReference` for complexes whose atoms are ``model``'s (the receptor's
+    ``n_rec`` first, then the ligand's; each partner one chain or several) against a
+    reference complex (a file, or its atoms). Each partner's chains are matched to the
+    reference's (:func:`_native_chains`) and their residues by DockQ's alignment, chain by
+    chain; a partner of several chains counts as one (its contacts, interface and
+    superposition over all its chains), as DockQ does for merged chains."""
+    source = name or str(reference)
+    native = read_structure(reference) if not isinstance(reference, Atoms) else reference
     native = native.select(~native.hetero & ~hydrogen_mask(native))
-    n_rec = len(setup.receptor.atoms)
+    parts = [np.arange(n_rec), np.arange(n_rec, len(model))]
+    mapping = _native_chains(model, parts, native, source)
     groups = []
-    for part in (np.arange(n_rec), np.arange(n_rec, len(model))):
-        chains = sorted(set(model.chain[part].astype(str)))
-        if len(chains) != 1:
-            raise InputFileError(
-                f"{reference}: quality of many poses needs one chain per partner, got "
-                f"{', '.join(chains)}"
-            )
-        native_part = np.flatnonzero(native.chain.astype(str) == chains[0])
-        if len(native_part) == 0:
-            raise InputFileError(f"{reference}: no chain {chains[0]} (a partner's chain)")
-        m_res = [part[r] for r in _residues(model.select(part))]
-        n_res = [native_part[r] for r in _residues(native.select(native_part))]
-        mi, ni = _aligned(_sequence(model, m_res), _sequence(native, n_res))
-        groups.append(([m_res[i] for i in mi], [n_res[i] for i in ni], n_res))
+    for part, pairs in zip(parts, mapping, strict=True):
+        m_res_all, n_res_all, n_all = [], [], []
+        for model_chain, native_chain in pairs:
+            m_part = part[model.chain[part].astype(str) == model_chain]
+            native_part = np.flatnonzero(native.chain.astype(str) == native_chain)
+            m_res = [m_part[r] for r in _residues(model.select(m_part))]
+            n_res = [native_part[r] for r in _residues(native.select(native_part))]
+            mi, ni = _aligned(_sequence(model, m_res), _sequence(native, n_res))
+            m_res_all += [m_res[i] for i in mi]
+            n_res_all += [n_res[i] for i in ni]
+            n_all += n_res
+        groups.append((m_res_all, n_res_all, n_all))
     (rec_m, rec_n, rec_all), (lig_m, lig_n, lig_all) = groups
 
     full = _min_d2(
@@ -159,7 +213,7 @@ def quality_reference(setup: DockingSetup, reference: str | os.PathLike[str]) ->
     )  # fmt: skip
     n_native = int((full < FNAT_CUTOFF_A**2).sum())
     if n_native == 0:
-        raise InputFileError(f"{reference}: its two chains have no contact within 5 Å")
+        raise InputFileError(f"{source}: its two partners have no contact within 5 Å")
     d2 = _min_d2(
         native.coords[np.concatenate(rec_n)], native.coords[np.concatenate(lig_n)], rec_n, lig_n
     )
@@ -236,18 +290,60 @@ def pose_quality(
     for first in range(0, len(poses), CHUNK):
         part = slice(first, first + CHUNK)
         xyz = complex_coordinates(setup, poses[part], select=ref.select)
-        if len(ref.contact_starts):
-            d2 = ((xyz[:, ref.pair_rec] - xyz[:, ref.pair_lig]) ** 2).sum(axis=2)
-            closest = np.minimum.reduceat(d2, ref.contact_starts, axis=1)
-            fnat = (closest < FNAT_CUTOFF_A**2).sum(axis=1) / ref.n_native_contacts
-        else:
-            fnat = np.zeros(xyz.shape[0])
-        face = xyz[:, ref.interface_model]
-        rot, t = kabsch(face, ref.interface_native)
-        irmsd = _rmsd(np.einsum("bni,bij->bnj", face, rot) + t[:, None], ref.interface_native)
-        rot, t = kabsch(xyz[:, ref.receptor_model], ref.receptor_native)
-        moved = np.einsum("bni,bij->bnj", xyz[:, ref.ligand_model], rot) + t[:, None]
-        lrmsd = _rmsd(moved, ref.ligand_native)
-        out["fnat"][part], out["irmsd"][part], out["lrmsd"][part] = fnat, irmsd, lrmsd
-        out["dockq"][part] = dockq_score(fnat, irmsd, lrmsd)
+        for key, values in measures(ref, xyz).items():
+            out[key][part] = values
     return out
+
+
+def measures(ref: QualityReference, xyz: np.ndarray) -> dict[str, np.ndarray]:
+    """fnat, iRMSD, LRMSD and DockQ of (B, N, 3) coordinates of ``ref.select``'s atoms."""
+    if len(ref.contact_starts):
+        d2 = ((xyz[:, ref.pair_rec] - xyz[:, ref.pair_lig]) ** 2).sum(axis=2)
+        closest = np.minimum.reduceat(d2, ref.contact_starts, axis=1)
+        fnat = (closest < FNAT_CUTOFF_A**2).sum(axis=1) / ref.n_native_contacts
+    else:
+        fnat = np.zeros(xyz.shape[0])
+    face = xyz[:, ref.interface_model]
+    rot, t = kabsch(face, ref.interface_native)
+    irmsd = _rmsd(np.einsum("bni,bij->bnj", face, rot) + t[:, None], ref.interface_native)
+    rot, t = kabsch(xyz[:, ref.receptor_model], ref.receptor_native)
+    moved = np.einsum("bni,bij->bnj", xyz[:, ref.ligand_model], rot) + t[:, None]
+    lrmsd = _rmsd(moved, ref.ligand_native)
+    return {"fnat": fnat, "irmsd": irmsd, "lrmsd": lrmsd, "dockq": dockq_score(fnat, irmsd, lrmsd)}
+
+
+def file_quality(
+    model: str | os.PathLike[str],
+    reference: str | os.PathLike[str],
+    receptor_chains: list[str] | None = None,
+) -> dict[str, float]:
+    """fnat, iRMSD, LRMSD and DockQ of a model file against a reference complex file.
+
+    The model's partners: ``receptor_chains`` and the rest, or, for a model of two chains,
+    each chain (DockQ's receptor for LRMSD is the partner with more residues). Chains match
+    the reference's by id, else by sequence (:func:`reference_of`).
+
+    Raises:
+        InputFileError: a file that cannot be read, a model of more than two chains without
+            ``receptor_chains``, or partners without contacts in the reference.
+    """
+    atoms = read_structure(model)
+    atoms = atoms.select(~atoms.hetero & ~hydrogen_mask(atoms))
+    chains = list(dict.fromkeys(atoms.chain.astype(str).tolist()))
+    if receptor_chains is None:
+        if len(chains) != 2:
+            raise InputFileError(
+                f"{model}: {len(chains)} chains ({', '.join(chains)}); say which are the "
+                "receptor's (--receptor-chains)"
+            )
+        receptor_chains = chains[:1]
+    missing = [c for c in receptor_chains if c not in chains]
+    if missing:
+        raise InputFileError(f"{model}: no chain {missing[0]}")
+    is_rec = np.isin(atoms.chain.astype(str), receptor_chains)
+    if is_rec.all():
+        raise InputFileError(f"{model}: every chain is the receptor's; no ligand to evaluate")
+    ordered = atoms.select(np.concatenate([np.flatnonzero(is_rec), np.flatnonzero(~is_rec)]))
+    ref = reference_of(ordered, int(is_rec.sum()), reference)
+    got = measures(ref, ordered.coords[ref.select][None])
+    return {k: float(v[0]) for k, v in got.items()}

@@ -5,7 +5,6 @@ and prints what it wrote."""
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
 import time
@@ -231,12 +230,6 @@ def cmd_dock(args: argparse.Namespace) -> int:
         receptor, ligand = ex / "2X9A_r_u.pdb", ex / "2X9A_l_u.pdb"
         restraints, reference = SetupDir(ex).restraints, ex / "2X9A_target.pdb"
         options = dock_options(args, steps=60, glowworms=100, swarms=20, top=5)
-        if importlib.util.find_spec("DockQ") is None:
-            from ..analysis.evaluate import DOCKQ_HINT
-            from ..runlog import LOGGER
-
-            LOGGER.info(f"the example docks without its reference: {DOCKQ_HINT}")
-            reference = None
         out = args.output or "sparkledock_example"
     else:
         if not (args.receptor and args.ligand):

@@ -19,7 +19,7 @@ from ..analysis.ranking import rerank
 from ..analysis.report import Cluster, write_report
 from ..engine.context import setup_restraints
 from ..engine.spec import SAVE_EVERY
-from ..errors import InputFileError, SparkledockWarning
+from ..errors import SparkledockWarning
 from ..fileutil import atomic_write_text
 from ..io.lightdock import GSOOutput, load_setup, read_gso_output
 from ..io.setupdir import SetupDir
@@ -55,40 +55,21 @@ def _refine_top(
 
 
 def _evaluate_rows(setup, out: Path, ranking, rows, names, reference) -> None:
-    """fnat, iRMSD, LRMSD, DockQ and CAPRI class of every ranked row: the written top models
-    by the DockQ package, the others by :mod:`sparkledock.analysis.quality` (its vectorised
-    pass over their poses, equal to the package's values; tested). A reference the pass
-    cannot take (a partner of several chains) leaves the rows below the top models blank."""
-    from ..analysis.evaluate import capri_class, evaluate
+    """fnat, iRMSD, LRMSD, DockQ and CAPRI class of every ranked row, by
+    :mod:`sparkledock.analysis.quality`'s vectorised pass over their poses (equal to the DockQ
+    package's values on the written models; tested), partners of several chains included."""
+    from ..analysis.evaluate import capri_class
+    from ..analysis.quality import pose_quality, quality_reference
 
-    keys = ("fnat", "iRMSD", "LRMSD", "DockQ", "CAPRI")
-    rest = ranking[len(names) :]
-    if rest:
-        from ..analysis.quality import pose_quality, quality_reference
-
-        try:
-            ref = quality_reference(setup, reference)
-        except InputFileError as exc:
-            LOGGER.info(f"evaluate: only the top models ({exc})")
-            ref = None
-        if ref is not None:
-            poses = np.array([r.pose for r in rest]).reshape(-1, setup.layout.size)
-            q = pose_quality(ref, setup, poses)
-            for k, row in enumerate(rows[len(names) :]):
-                fnat, irmsd, lrmsd = (float(q[n][k]) for n in ("fnat", "irmsd", "lrmsd"))
-                row.update(
-                    fnat=round(fnat, 4), iRMSD=round(irmsd, 3), LRMSD=round(lrmsd, 3),
-                    DockQ=round(float(q["dockq"][k]), 4), CAPRI=capri_class(fnat, irmsd, lrmsd),
-                )  # fmt: skip
-    for row in rows[: len(names)]:
-        q = evaluate(out / row["model"], reference)
+    ref = quality_reference(setup, reference)
+    poses = np.array([r.pose for r in ranking]).reshape(-1, setup.layout.size)
+    q = pose_quality(ref, setup, poses) if len(poses) else {}
+    for k, row in enumerate(rows):
+        fnat, irmsd, lrmsd = (float(q[n][k]) for n in ("fnat", "irmsd", "lrmsd"))
         row.update(
-            fnat=round(q.fnat, 4), iRMSD=round(q.irmsd, 3), LRMSD=round(q.lrmsd, 3),
-            DockQ=round(q.dockq, 4), CAPRI=q.capri,
+            fnat=round(fnat, 4), iRMSD=round(irmsd, 3), LRMSD=round(lrmsd, 3),
+            DockQ=round(float(q["dockq"][k]), 4), CAPRI=capri_class(fnat, irmsd, lrmsd),
         )  # fmt: skip
-    for row in rows:
-        for key in keys:
-            row.setdefault(key, "")
 
 
 def _viewer_models(setup: DockingSetup, models: list[Path]) -> tuple[str, list[str]]:

@@ -32,9 +32,6 @@ DOCK_RECORD = "sparkledock_dock.json"
 def _check_reference(reference: str | os.PathLike[str] | None) -> None:
     """A reference complex is read now, not after the docking it evaluates."""
     if reference is not None:
-        from ..analysis.evaluate import require_dockq
-
-        require_dockq()
         chains = set(read_structure(reference).chain.astype(str))
         if len(chains) < 2:
             raise InputFileError(
