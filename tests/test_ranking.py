@@ -370,3 +370,20 @@ def test_a_partner_of_several_chains_is_evaluated_as_one(tmp_path):
     assert renamed == pytest.approx(merged)
     with pytest.raises(SparkledockError, match="say which are the receptor's"):
         file_quality(tmp_path / "moved.pdb", tmp_path / "ref.pdb")
+
+
+def test_evaluate_takes_receptor_chains_on_the_command_line(tmp_path, capsys):
+    from sparkledock.cli import main
+
+    target = BENCH / "2X9A" / "2X9A_target.pdb"
+    lines = [
+        ln[:21] + "C" + ln[22:]
+        if ln.startswith("ATOM") and ln[21] == "A" and int(ln[22:26]) >= 60
+        else ln
+        for ln in target.read_text().splitlines()
+    ]
+    (tmp_path / "three.pdb").write_text("\n".join(lines) + "\n")
+    argv = ["evaluate", str(tmp_path / "three.pdb"), str(tmp_path / "three.pdb")]
+    assert main(argv) == 1 and "--receptor-chains" in capsys.readouterr().err
+    assert main([*argv, "--receptor-chains", "A,C"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].endswith(",1.0000,1.0000,0.000,0.000,high")

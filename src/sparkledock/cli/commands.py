@@ -198,9 +198,10 @@ def cmd_top(args: argparse.Namespace) -> int:
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from ..analysis.evaluate import evaluate
 
+    chains = args.receptor_chains.split(",") if args.receptor_chains else None
     print("model,DockQ,fnat,iRMSD,LRMSD,CAPRI")
     for model in args.models:
-        q = evaluate(model, args.reference)
+        q = evaluate(model, args.reference, chains)
         print(f"{model},{q.dockq:.4f},{q.fnat:.4f},{q.irmsd:.3f},{q.lrmsd:.3f},{q.capri}")
     return 0
 

@@ -302,6 +302,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("evaluate", help="DockQ and CAPRI class of models against a reference")
     p.add_argument("reference", help="the reference complex (PDB or mmCIF)")
     p.add_argument("models", nargs="+", help="models to evaluate")
+    p.add_argument(
+        "--receptor-chains",
+        default=None,
+        help="the models' receptor chains, comma-separated (e.g. H,L for an antibody; "
+        "default: a model of two chains, the first)",
+    )
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("dock", help="a whole docking: setup, run, cluster, rank, top models")
