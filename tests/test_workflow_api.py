@@ -106,3 +106,32 @@ def test_the_api_runs_the_cli_stages_with_their_records_lines_and_placement(tmp_
     # another process holds the folder
     with folder_lock(api), pytest.raises(SparkledockError, match="another sparkledock process"):
         sparkledock.run(api, 2, swarms=[0], quiet=True)
+
+
+def test_the_readme_api_example_runs_as_written(tmp_path, monkeypatch):
+    """README's Python example, executed line for line in a fresh folder (no pandas, the
+    bundled files found through the package)."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    block = re.search(r"The same from Python.*?```python\n(.*?)```", readme, re.S).group(1)
+    monkeypatch.chdir(tmp_path)
+    space: dict = {}
+    exec(compile(block, "README.md", "exec"), space)
+    result = space["result"]
+    assert result.top["rank"] == 1 and result.top["CAPRI"] in (
+        "incorrect",
+        "acceptable",
+        "medium",
+        "high",
+    )
+    assert (tmp_path / "out" / "top_1.pdb").is_file() and len(space["scores"]) == 20
+    assert space["quality"].dockq == pytest.approx(result.top["DockQ"], abs=1e-4)
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        with pytest.raises(sparkledock.SparkledockError, match="needs pandas"):
+            result.to_dataframe()
+    else:
+        assert list(result.to_dataframe()["rank"])[:2] == [1, 2]

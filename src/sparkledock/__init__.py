@@ -10,7 +10,16 @@ LightDock file formats in :mod:`.io`.
 from .errors import SparkledockError
 from .scoring.prepared import score_poses
 from .version import __version__
-from .workflow import DockResult, dock, evaluate, rank, read_dock_result, run, setup
+from .workflow import (
+    DockResult,
+    dock,
+    evaluate,
+    example_files,
+    rank,
+    read_dock_result,
+    run,
+    setup,
+)
 
 __all__ = [
     "DockResult",
@@ -18,6 +27,7 @@ __all__ = [
     "__version__",
     "dock",
     "evaluate",
+    "example_files",
     "rank",
     "read_dock_result",
     "run",

@@ -76,6 +76,33 @@ class DockResult:
         """The written models, best first."""
         return [self.folder / m["model"] for m in self.models if m.get("model")]
 
+    def to_dataframe(self) -> Any:
+        """The ranked solutions as a pandas DataFrame (pandas is not a dependency: a one-line
+        error says so where it is not installed)."""
+        try:
+            import pandas
+        except ImportError:
+            raise SparkledockError(
+                "DockResult.to_dataframe needs pandas (pip install pandas); result.models is "
+                "the same table as a list of dicts"
+            ) from None
+        return pandas.DataFrame(self.models)
+
+
+def example_files() -> dict[str, Path]:
+    """The bundled 2X9A example's files: ``receptor``, ``ligand``, ``restraints`` (LightDock's
+    format) and ``reference`` (the bound complex), as ``dock --example`` docks them."""
+    from importlib import resources
+
+    folder = Path(str(resources.files("sparkledock").joinpath("data/example")))
+    names = {
+        "receptor": "2X9A_r_u.pdb",
+        "ligand": "2X9A_l_u.pdb",
+        "restraints": "restraints.list",
+        "reference": "2X9A_target.pdb",
+    }
+    return {key: folder / name for key, name in names.items()}
+
 
 def read_dock_result(folder: str | os.PathLike[str]) -> DockResult:
     """The :class:`DockResult` of a finished docking folder (``ranking.csv``, ``run.json``)."""
