@@ -79,8 +79,13 @@ def test_dock_resumes_after_a_kill_and_ends_as_an_uninterrupted_run(tmp_path):
     assert subprocess.run(cmd, check=False).returncode == 0  # the same command again
     assert _results(out) == _results(reference)
     assert not list(out.rglob("*.tmp"))
-    # and once more: nothing is redone wrongly, the results stay
+    record = json.loads((out / "run.json").read_text())
+    names = [s["name"] for s in record["stages"]]
+    assert names[0] == "setup" and names.count("run") == 1 and len(record["resumed"]) == 1
+    # once more, finished: nothing is redone or rewritten, the results stay
+    stamps = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
     assert main(_dock_args(out, "--steps", "40")) == 0
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()} == stamps
     assert _results(out) == _results(reference)
 
 
@@ -107,6 +112,13 @@ def test_force_replaces_a_different_docking_and_nothing_else(tmp_path, capsys):
     assert sorted(p.name for p in (out / "setup").glob("swarm_*/gso_*.out")) == sorted(
         f"gso_{s}.out" for s in (0, 2) for _ in range(3)
     )
+    # the same docking with --force: docked afresh (a new setup), not resumed
+    setup_stamp = (out / "setup" / "setup.json").stat().st_mtime_ns
+    capsys.readouterr()
+    assert main(_dock_args(out, "--steps", "2", "--top", "1", "--force", ligand=other)) == 0
+    assert (out / "setup" / "setup.json").stat().st_mtime_ns != setup_stamp
+    assert "resuming" not in capsys.readouterr().err
+    assert "resumed" not in json.loads((out / "run.json").read_text())
 
 
 def test_a_second_process_on_the_same_folder_is_refused(tmp_path, capsys):

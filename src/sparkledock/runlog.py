@@ -122,6 +122,10 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
 @dataclasses.dataclass
 class RunRecord:
     """The record of one run, written as ``run.json`` into ``folder``."""
@@ -133,13 +137,26 @@ class RunRecord:
     engine: str = ""
     stages: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     result: dict[str, Any] = dataclasses.field(default_factory=dict)
-    started: str = dataclasses.field(
-        default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds")
-    )
+    started: str = dataclasses.field(default_factory=lambda: _now())
     status: str = "running"
+    #: when the run was resumed (after a kill or a crash), in order
+    resumed: list[str] = dataclasses.field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._t0 = time.perf_counter()
+
+    def continue_from(self, folder: Path) -> None:
+        """Carry on the record of an earlier, unfinished run of the same work in ``folder``:
+        its start, its stages (the resumed ones follow) and when it was resumed."""
+        try:
+            earlier = json.loads((folder / RUN_JSON).read_text())
+        except (OSError, ValueError):
+            return
+        if not isinstance(earlier, dict) or earlier.get("kind") != self.kind:
+            return
+        self.started = str(earlier.get("started", self.started))
+        self.stages = [dict(s) for s in earlier.get("stages", []) if isinstance(s, dict)]
+        self.resumed = [*earlier.get("resumed", []), _now()]
 
     @contextlib.contextmanager
     def stage(self, name: str, what: str = "") -> Iterator[dict[str, Any]]:
@@ -186,6 +203,7 @@ class RunRecord:
             "options": _plain(self.options),
             "inputs": self.inputs,
             "stages": self.stages,
+            **({"resumed": self.resumed} if self.resumed else {}),
             "peak_memory_bytes": peak_memory_bytes(),
             "result": self.result,
         }

@@ -91,7 +91,7 @@ def _begin(out: Path, key: str, force: bool) -> dict:
     to resume from (empty for a fresh start). A different docking's files are refused, or
     removed with ``force``; files that are not a docking's are never touched."""
     record = read_record(out)
-    if record.get("key") == key:
+    if record.get("key") == key and not force:
         return record
     entries = [p for p in out.iterdir() if p.name != LOCK_NAME]
     half_made = [p.name for p in entries] == ["setup"] and not SetupDir(
@@ -127,10 +127,12 @@ def dock(
 
     Resumable: the same command (same inputs and protocol options) started again after a
     crash or a kill continues where it stopped (the setup is kept, the run resumes from its
-    checkpoint, the analysis is redone) and ends with the same files. A folder holding another
-    docking, or other files, is refused unless ``force``, which removes the previous docking's
-    files first. A second process on the same folder is refused (a lock). A docking that
-    fails before its setup is complete leaves no folder behind.
+    checkpoint, the analysis is redone) and ends with the same files; its run.json keeps the
+    first attempt's stages and when it was resumed. The same docking, finished, is left as
+    it is (nothing is redone or rewritten). A folder holding another docking, or other files,
+    is refused unless ``force``, which removes the previous docking's files first (the same
+    docking's too: it is docked afresh). A second process on the same folder is refused (a
+    lock). A docking that fails before its setup is complete leaves no folder behind.
 
     With an MPI communicator ``comm`` (more than one rank), rank 0 prepares and analyses,
     every rank runs swarms (:func:`sparkledock.engine.parallel.run_parallel`); only rank 0 returns
@@ -171,8 +173,14 @@ def dock(
                     with runrec.stage("setup", f"{Path(receptor).name} + {Path(ligand).name}"):
                         prepare_dock_setup(receptor, ligand, out, restraints, options)
                     record = write_record(out, key, "setup")
+                elif record.get("stage") == "done":
+                    LOGGER.info(
+                        f"{out} holds this docking, finished: nothing to do (its results are "
+                        "there; --force docks it again)"
+                    )
                 else:
                     LOGGER.info(f"resuming the docking in {out} (it reached: {record['stage']})")
+                    runrec.continue_from(out)
             except SparkledockError as exc:
                 record = exc
         if parallel:
@@ -181,6 +189,8 @@ def dock(
             record = share_error(record, comm)
         elif isinstance(record, SparkledockError):
             raise record
+        if record.get("stage") == "done":  # (every rank has rank 0's record)
+            return out if lead else None
         setup_dir = out / "setup"
         # the setup as its files define it (what LightDock and a resumed run read), loaded
         # once and handed to the run and the analysis
