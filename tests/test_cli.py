@@ -153,3 +153,39 @@ def test_long_runs_report_progress_on_stderr(capsys, monkeypatch):
     assert code == 0 and len(out.split()) == 64
     progress = [ln for ln in err.splitlines() if ln.startswith("sparkledock: scored")]
     assert [ln.split()[2] for ln in progress] == ["16/64", "32/64", "48/64", "64/64"]
+
+
+def test_every_option_has_help_that_shows_its_default():
+    """Each command's options are explained, and one with a default says it (a number in
+    brackets, or the word "default")."""
+    import argparse
+
+    from sparkledock.cli.parser import build_parser
+
+    missing = []
+
+    def walk(parser, name):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub, child in action.choices.items():
+                    walk(child, f"{name} {sub}")
+                continue
+            if not action.option_strings or action.help == argparse.SUPPRESS:
+                continue
+            if isinstance(action, argparse._HelpAction | argparse._VersionAction):
+                continue
+            text, default = action.help or "", action.default
+            shown = default in (None, False) or "default" in text or str(default) in text
+            if isinstance(default, float) and default == int(default):
+                shown = shown or f"({int(default)})" in text
+            if not text or not shown:
+                missing.append(f"{name} {action.option_strings[0]}")
+
+    walk(build_parser(), "sparkledock")
+    assert not missing, missing
+
+
+def test_lightdock_commands_makes_its_folder(tmp_path):
+    folder = tmp_path / "new" / "bin"
+    assert main(["lightdock-commands", str(folder)]) == 0
+    assert (folder / "lightdock3_setup.py").is_file()

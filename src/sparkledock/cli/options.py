@@ -137,7 +137,9 @@ def add_rank_options(p: argparse.ArgumentParser, flag: str) -> None:
         + (
             "dfire, by score as LightDock"
             if flag == "--method"
-            else "soft_consensus without restraints, dfire (by score, as LightDock) with them"
+            else "soft_consensus without restraints; with them, restraints (score and "
+            "restraint satisfaction) under the sparkledock protocol, dfire (by score) under "
+            "lightdock's"
         )
         + "; rank_by_scoring.list is always by score)",
     )

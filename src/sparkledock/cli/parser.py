@@ -59,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
         "masks, lightdock_rec/lig.nm.npy)",
     )
     p.add_argument("poses", help="poses file, one pose per line (initial_positions format)")
-    p.add_argument("--restraints", help="LightDock restraints file (active restraints count)")
+    p.add_argument("-r", "--restraints", help="LightDock restraints file (active restraints count)")
     add_scoring_option(p, "scoring function")
     p.add_argument(
         "--terms",
@@ -89,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("receptor", help="receptor PDB or mmCIF")
     p.add_argument("ligand", help="ligand PDB or mmCIF")
     add_logging_options(p)
-    p.add_argument("-g", "--glowworms", type=int, default=200, help="glowworms per swarm")
+    p.add_argument("-g", "--glowworms", type=int, default=200, help="glowworms per swarm (200)")
     p.add_argument(
         "-s",
         "--swarms",
@@ -97,9 +97,20 @@ def build_parser() -> argparse.ArgumentParser:
         default=0,
         help="number of swarms (default: from the receptor's surface area)",
     )
-    p.add_argument("--anm", "-anm", action="store_true", help="use normal modes")
-    p.add_argument("--anm-rec", "-anm_rec", dest="anm_rec", type=at_least(0), default=10)
-    p.add_argument("--anm-lig", "-anm_lig", dest="anm_lig", type=at_least(0), default=10)
+    p.add_argument(
+        "--anm",
+        "-anm",
+        action="store_true",
+        help="use normal modes (off unless given, as in LightDock; dock uses 10 + 10)",
+    )
+    p.add_argument(
+        "--anm-rec", "-anm_rec", dest="anm_rec", type=at_least(0), default=10,
+        help="the receptor's normal modes with --anm (10)",
+    )  # fmt: skip
+    p.add_argument(
+        "--anm-lig", "-anm_lig", dest="anm_lig", type=at_least(0), default=10,
+        help="the ligand's normal modes with --anm (10)",
+    )  # fmt: skip
     p.add_argument(
         "--anm-rmsd",
         dest="anm_rmsd",
@@ -189,7 +200,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--noxt", "-noxt", action="store_true", help="drop OXT atoms")
     p.add_argument("--noh", "-noh", action="store_true", help="drop hydrogens")
     p.add_argument("--now", "-now", action="store_true", help="drop waters")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed for modes and poses")
+    p.add_argument(
+        "--seed", type=int, default=DEFAULT_SEED, help=f"seed for modes and poses ({DEFAULT_SEED})"
+    )
     p.add_argument(
         "--skip-unknown",
         action="store_true",
@@ -255,7 +268,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("setup_dir", help="the setup directory")
     p.add_argument("gso_file", help="a swarm's gso_<step>.out")
     p.add_argument("glowworms", type=at_least(1), help="models for the first N glowworms")
-    p.add_argument("--format", choices=("pdb", "cif"), default="pdb")
+    p.add_argument(
+        "--format", choices=("pdb", "cif"), default="pdb", help="model file format (pdb)"
+    )
     p.set_defaults(func=cmd_generate)
 
     p = sub.add_parser("cluster", help="BSAS-cluster a swarm (writes cluster.repr)")
@@ -282,7 +297,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=0.4,
         help="minimum fraction of restraint residues in contact (0.4)",
     )
-    p.add_argument("--include-passive", action="store_true")
+    p.add_argument(
+        "--include-passive",
+        action="store_true",
+        help="passive restraint residues count too (default: active ones only, as LightDock)",
+    )
     for side, flag in (("receptor", "--rnuc"), ("ligand", "--lnuc")):
         p.add_argument(
             flag,
@@ -296,7 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("ranking", help="a ranking (rank_by_scoring.list or rank_filtered.list)")
     p.add_argument("n", type=at_least(1), help="how many models")
     p.add_argument("-o", "--output", default=".", help="where (default: here)")
-    p.add_argument("--format", choices=("pdb", "cif"), default="pdb")
+    p.add_argument(
+        "--format", choices=("pdb", "cif"), default="pdb", help="model file format (pdb)"
+    )
     p.set_defaults(func=cmd_top)
 
     p = sub.add_parser("evaluate", help="DockQ and CAPRI class of models against a reference")
@@ -314,7 +335,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("receptor", nargs="?", help="receptor PDB or mmCIF")
     p.add_argument("ligand", nargs="?", help="ligand PDB or mmCIF")
     p.add_argument("-r", "--restraints", help="LightDock restraints or HADDOCK .tbl")
-    p.add_argument("-o", "--output", help="output folder (refused if not empty)")
+    p.add_argument(
+        "-o",
+        "--output",
+        help="output folder (default: sparkledock_out; refused if it holds other files)",
+    )
     add_protocol_options(p, top_help="models to write (10)")
     p.add_argument("--reference", help="reference complex: adds DockQ and CAPRI class")
     add_rank_options(p, "--rank-method")
@@ -342,6 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("pairs", help="CSV with columns name, receptor, ligand and optional restraints")
     p.add_argument("-o", "--output", required=True, help="output folder (resumes if it exists)")
     add_protocol_options(p, top_help="models per pair (10)")
+    add_rank_options(p, "--rank-method")
     p.add_argument(
         "--force",
         action="store_true",

@@ -445,11 +445,13 @@ def install_commands(folder: str | os.PathLike[str], force: bool = False) -> lis
     alone unless ``force``.
 
     Raises:
-        InputFileError: ``folder`` is not a folder, or holds another program of that name.
+        InputFileError: ``folder`` is a file, or holds another program of that name (the
+            folder is made when missing).
     """
     folder = Path(folder)
-    if not folder.is_dir():
-        raise InputFileError(f"{folder}: no such folder")
+    if folder.exists() and not folder.is_dir():
+        raise InputFileError(f"{folder}: a file, not a folder")
+    folder.mkdir(parents=True, exist_ok=True)
     clashes = [
         folder / n
         for n in COMMANDS
