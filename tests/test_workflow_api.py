@@ -135,3 +135,19 @@ def test_the_readme_api_example_runs_as_written(tmp_path, monkeypatch):
             result.to_dataframe()
     else:
         assert list(result.to_dataframe()["rank"])[:2] == [1, 2]
+
+
+def test_evaluate_takes_the_reference_first_and_refuses_a_swapped_call(tmp_path, capsys):
+    from sparkledock.cli import main
+
+    out = tmp_path / "out"
+    sparkledock.dock(SRC / "2X9A_r_u.pdb", SRC / "2X9A_l_u.pdb", out, swarms=1, glowworms=4,
+                     steps=2, top=1, quiet=True)  # fmt: skip
+    model, reference = out / "top_1.pdb", SRC / "2X9A_target.pdb"
+    quality = sparkledock.evaluate(reference, model)
+    assert quality.capri in ("incorrect", "acceptable", "medium", "high")
+    with pytest.raises(SparkledockError, match="the reference comes first"):
+        sparkledock.evaluate(model, reference)
+    assert main(["evaluate", str(model), str(reference)]) == 1
+    assert "give the reference first" in capsys.readouterr().err
+    assert main(["evaluate", str(reference), str(model)]) == 0

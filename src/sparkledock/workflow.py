@@ -335,9 +335,25 @@ def rank(setup_folder: str | os.PathLike[str], steps: int, clusters: bool = True
     return rank_glowworms(chosen)
 
 
-def evaluate(model: str | os.PathLike[str], reference: str | os.PathLike[str]) -> Quality:
-    """fnat, iRMSD, LRMSD, DockQ and CAPRI class of a model against a reference complex
-    (``sparkledock evaluate``; the DockQ package's definitions)."""
-    from .analysis.evaluate import evaluate as evaluate_model
+def evaluate(
+    reference: str | os.PathLike[str],
+    model: str | os.PathLike[str],
+    receptor_chains: list[str] | None = None,
+) -> Quality:
+    """fnat, iRMSD, LRMSD, DockQ and CAPRI class of a model against a reference complex, in
+    ``sparkledock evaluate REFERENCE MODEL``'s order (the DockQ package's definitions; the
+    built-in evaluation). A call with the two swapped (a sparkledock model given as the
+    reference, a file that is not one as the model) is refused in one line.
 
-    return evaluate_model(model, reference)
+    Raises:
+        SparkledockError: swapped arguments, or a file that cannot be evaluated.
+    """
+    from .analysis.evaluate import evaluate as evaluate_model
+    from .analysis.evaluate import looks_swapped
+
+    if looks_swapped(reference, model):
+        raise SparkledockError(
+            f"evaluate: {reference} is a sparkledock model and {model} is not: the reference "
+            "comes first (evaluate(REFERENCE, MODEL), as on the command line)"
+        )
+    return evaluate_model(model, reference, receptor_chains)

@@ -100,6 +100,24 @@ def evaluate(
     )
 
 
+#: The first line of every model sparkledock writes (:func:`~sparkledock.docking.analyse`).
+MODEL_MARK = "REMARK   1 sparkledock "
+
+
+def is_sparkledock_model(path: str | os.PathLike[str]) -> bool:
+    """Whether a structure file is a model sparkledock wrote (its opening REMARK)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(MODEL_MARK)).decode("latin-1") == MODEL_MARK
+    except OSError:
+        return False
+
+
+def looks_swapped(reference: str | os.PathLike[str], model: str | os.PathLike[str]) -> bool:
+    """A reference that is a sparkledock model while the model is not: arguments swapped."""
+    return is_sparkledock_model(reference) and not is_sparkledock_model(model)
+
+
 def dockq_package(
     model: str | os.PathLike[str],
     reference: str | os.PathLike[str],

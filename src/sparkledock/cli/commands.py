@@ -196,9 +196,15 @@ def cmd_top(args: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from ..analysis.evaluate import evaluate
+    from ..analysis.evaluate import evaluate, looks_swapped
 
     chains = args.receptor_chains.split(",") if args.receptor_chains else None
+    swapped = [m for m in args.models if looks_swapped(args.reference, m)]
+    if swapped:
+        raise SparkledockError(
+            f"evaluate: {args.reference} is a sparkledock model and {swapped[0]} is not: give "
+            "the reference first (sparkledock evaluate REFERENCE MODELS...)"
+        )
     print("model,DockQ,fnat,iRMSD,LRMSD,CAPRI")
     for model in args.models:
         q = evaluate(model, args.reference, chains)
