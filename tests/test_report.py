@@ -58,6 +58,36 @@ def test_report_is_self_contained_with_every_section(docked):
     assert "sha256" in page and "2X9A_r_u.pdb" in page  # provenance
     for column in ("cluster_size", "restraints", "fnat", "iRMSD", "LRMSD", "DockQ", "CAPRI"):
         assert f"<th>{column}</th>" in page
+    # the summary says what to look at; the interfaces and their consensus, downloadable
+    assert "Look first at top_1.pdb: score" in page and "Against the reference: DockQ" in page
+    assert "stands out" in page and "<h2>Interfaces of the top 3 models" in page
+    assert "download='interface.csv'" in page and "data:text/csv" in page
+    lines = (docked / "interface.csv").read_text().splitlines()
+    assert lines[0] == "partner,residue,models,of" and len(lines) > 1
+    assert all(int(ln.split(",")[2]) <= 3 and ln.endswith(",3") for ln in lines[1:])
+    # the options read as words: the engine, threads
+    assert "numba on cpu, fp64" in page and "<td>all cores</td>" in page
+    assert "{&#x27;backend" not in page
+
+
+def test_summary_without_a_reference_says_why_and_interfaces_count_models():
+    from sparkledock.analysis.contacts import consensus_interface
+    from sparkledock.analysis.report import summary_lines
+
+    rows = [
+        {"model": "top_1.pdb", "score": 50.0, "cluster_size": 7, "restraints": 0.8},
+        {"model": "top_2.pdb", "score": 49.0},
+        {"model": "top_3.pdb", "score": 30.0},
+    ]
+    lines = summary_lines(rows, reference=False)
+    assert "Look first at top_1.pdb: score 50.0, a cluster of 7 glowworms, 80% of the" in lines[0]
+    assert lines[1].startswith("It does not stand out: 1 of the next 2")
+    assert lines[2].startswith("Evaluation skipped: no reference was given")
+    assert summary_lines(rows[:1] + rows[2:], False)[1].startswith("It stands out")
+    assert summary_lines([], False)[0].startswith("No solution was ranked")
+    got = consensus_interface([(["A.LYS.1", "A.ASP.2"], ["B.GLY.9"]), (["A.ASP.2"], [])])
+    assert got[0] == {"partner": "receptor", "residue": "A.ASP.2", "models": 2}
+    assert [r["residue"] for r in got[1:]] == ["A.LYS.1", "B.GLY.9"]
 
 
 def test_report_draws_in_a_headless_browser(docked, tmp_path):
@@ -102,10 +132,12 @@ def test_convergence_per_swarm_reads_each_snapshot(tmp_path):
             )
             folder.gso(swarm, step).write_text(text + "".join(line.format(score=x) for x in scores))
     conv = swarm_convergence(folder, [0, 1, 2], steps=5, every=10)
-    assert conv.steps.tolist() == [0, 5]  # the last step is always read
-    assert conv.best[:2].tolist() == [[2.0, 3.5], [0.5, 0.25]]
+    assert conv.steps.tolist() == [5]  # the last step is always read; step 0's are placeholders
+    assert conv.best[:2].tolist() == [[3.5], [0.25]]
     assert all(v != v for v in conv.best[2])  # swarm 2 has no snapshots: NaN, no error
-    assert conv.summary()["median"].tolist() == [1.25, 1.875]
+    assert conv.summary()["median"].tolist() == [1.875]
+    conv = swarm_convergence(folder, [0, 1, 2], steps=5, every=5)
+    assert conv.steps.tolist() == [5]
     svg = convergence_plot(conv, top_swarms=[1, 1, 0], label="score")
     assert "swarm 1 (top 1)" in svg and "swarm 0 (top 3)" in svg and svg.count("<polyline") == 5
 

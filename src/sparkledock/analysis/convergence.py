@@ -50,9 +50,10 @@ def snapshot_best(path) -> float:
 def swarm_convergence(
     folder: SetupDir, swarms: Sequence[int], steps: int, every: int
 ) -> SwarmConvergence:
-    """Each of ``swarms``' best score at steps 0, ``every``, 2·``every``, ..., ``steps``
-    (the last step always), from the setup ``folder``'s snapshots."""
-    saved = sorted({*range(0, steps + 1, max(every, 1)), steps})
+    """Each of ``swarms``' best score at steps ``every``, 2·``every``, ..., ``steps`` (the
+    last step always), from the setup ``folder``'s snapshots. Step 0 is left out: its
+    snapshot holds the starting poses with placeholder scores (0), not scores."""
+    saved = sorted({*range(max(every, 1), steps + 1, max(every, 1)), steps})
     ids = np.asarray(list(swarms), dtype=np.int64)
     best = np.array(
         [[snapshot_best(folder.gso(int(s), t)) for t in saved] for s in ids], dtype=np.float64

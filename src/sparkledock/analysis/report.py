@@ -95,10 +95,16 @@ def _axes(xlabel: str, ylabel: str, xr: tuple[float, float], yr: tuple[float, fl
     return "".join(parts)
 
 
-def _svg(title: str, inner: str) -> str:
+#: width of the legend column right of a line plot (the legend never covers a line)
+LEGEND = 170
+
+
+def _svg(title: str, inner: str, extra: int = 0) -> str:
+    width = W + extra
     return (
-        f"<figure><figcaption>{_esc(title)}</figcaption><svg class='plot' viewBox='0 0 {W} {H}' "
-        f"width='{W}' height='{H}' font-size='11' font-family='sans-serif'>{inner}</svg></figure>"
+        f"<figure><figcaption>{_esc(title)}</figcaption><svg class='plot' viewBox='0 0 {width} "
+        f"{H}' width='{width}' height='{H}' font-size='11' font-family='sans-serif'>{inner}"
+        "</svg></figure>"
     )
 
 
@@ -113,9 +119,10 @@ def line_plot(title: str, x: Sequence[float], series: dict[str, Sequence[float]]
         points = " ".join(f"{fx(a):.1f},{fy(b):.1f}" for a, b in zip(x, ys, strict=True))
         colour = COLOURS[k % len(COLOURS)]
         inner += f"<polyline fill='none' stroke='{colour}' stroke-width='1.5' points='{points}'/>"
-        inner += f"<text x='{W - 14}' y='{24 + 14 * k}' text-anchor='end' fill='{colour}'>"
-        inner += f"{_esc(name)}</text>"
-    return _svg(title, inner)
+        y = 24 + 16 * k
+        inner += f"<line x1='{W + 4}' x2='{W + 22}' y1='{y - 4}' y2='{y - 4}' stroke='{colour}' "
+        inner += f"stroke-width='2'/><text x='{W + 26}' y='{y}' fill='{colour}'>{_esc(name)}</text>"
+    return _svg(title, inner, LEGEND)
 
 
 #: swarms of the top models drawn one by one in the convergence plot
@@ -162,10 +169,10 @@ def scatter_plot(title: str, x: Sequence[float], y: Sequence[float], xlabel: str
     for i in order:
         top = i < highlight
         colour = COLOURS[i % len(COLOURS)] if top else "#4c72b0"
-        radius = 4 if top else 2.2
+        radius = 5 if top else 3.2
         inner += (
             f"<circle cx='{fx(x[i]):.1f}' cy='{fy(y[i]):.1f}' r='{radius}' fill='{colour}' "
-            f"fill-opacity='{0.95 if top else 0.5}'/>"
+            f"fill-opacity='{0.95 if top else 0.7}' stroke='white' stroke-width='0.6'/>"
         )
     return _svg(title, inner)
 
@@ -200,7 +207,9 @@ th{background:#f0f0f0}
 .scroll{max-height:420px;overflow:auto;display:inline-block}
 #viewer{width:100%;height:540px;position:relative;border:1px solid #ccc}
 figure{display:inline-block;margin:0.5em}
-.summary{font-size:1.15em;background:#f6f6ff;padding:0.6em;border-left:4px solid #1f77b4}
+.summary{font-size:1.1em;background:#f6f6ff;padding:0.6em;border-left:4px solid #1f77b4}
+.summary li{margin:0.2em 0}
+.side{display:flex;gap:2em;align-items:flex-start}
 code{font-size:11px}
 """
 
@@ -212,6 +221,106 @@ def success_line(rows: Sequence[dict[str, Any]]) -> str:
         hits = [r for r in rows[:n] if isinstance(r.get("DockQ"), (int, float))]
         marks.append("yes" if any(r["DockQ"] >= ACCEPTABLE for r in hits) else "no")
     return "acceptable or better in the top 1 / 5 / 10: " + " / ".join(marks)
+
+
+#: the top models whose scores a top model is compared with
+NEXT = 4
+#: a top model within this share of |its score| of the next one does not stand out
+CLOSE = 0.05
+
+
+def summary_lines(rows: Sequence[dict[str, Any]], reference: bool) -> list[str]:
+    """What a user should look at, in order: the top model (score, cluster size, restraints),
+    whether it stands out from the next ones, and its quality against the reference (or why
+    there is none)."""
+    if not rows:
+        return ["No solution was ranked: nothing to look at (see the run's stages below)."]
+    top = rows[0]
+    model = top.get("model") or "the top model"
+    line = f"Look first at {model}: score {top.get('score')}"
+    if top.get("cluster_size") not in (None, ""):
+        line += f", a cluster of {top['cluster_size']} glowworms"
+    if top.get("restraints") not in (None, ""):
+        line += f", {float(top['restraints']):.0%} of the restraint residues in contact"
+    lines = [f"{len(rows)} ranked models. {line}."]
+    scores = [float(r["score"]) for r in rows[: NEXT + 1] if r.get("score") not in (None, "")]
+    if len(scores) > 1:
+        close = [s for s in scores[1:] if abs(scores[0] - s) <= CLOSE * max(1.0, abs(scores[0]))]
+        nxt = ", ".join(f"{s:g}" for s in scores[1:])
+        if close:
+            lines.append(
+                f"It does not stand out: {len(close)} of the next {len(scores) - 1} score within "
+                f"{CLOSE:.0%} of it ({nxt}); look at them too (their interfaces are below)."
+            )
+        else:
+            lines.append(f"It stands out from the next {len(scores) - 1} (scores {nxt}).")
+    if reference:
+        lines.append(
+            f"Against the reference: DockQ {top.get('DockQ', '–')} ({top.get('CAPRI', '')}); "
+            + success_line(rows)
+            + "."
+        )
+    else:
+        lines.append(
+            "Evaluation skipped: no reference was given (--reference with the bound complex "
+            "adds fnat, iRMSD, LRMSD, DockQ and the CAPRI class of every model)."
+        )
+    return lines
+
+
+def interface_csv(interfaces: Sequence[tuple[Sequence[str], Sequence[str]]]) -> str:
+    """The consensus interface as CSV: partner, residue, models (of the top models)."""
+    from .contacts import consensus_interface
+
+    rows = consensus_interface([(list(rec), list(lig)) for rec, lig in interfaces])
+    text = "partner,residue,models,of\n"
+    return text + "".join(
+        f"{r['partner']},{r['residue']},{r['models']},{len(interfaces)}\n" for r in rows
+    )
+
+
+def _interfaces(interfaces: Sequence[tuple[Sequence[str], Sequence[str]]]) -> str:
+    from urllib.parse import quote
+
+    from .contacts import consensus_interface
+
+    n = len(interfaces)
+    per_model = [
+        {
+            "model": f"top_{k + 1}",
+            "receptor residues": f"{len(rec)}: {' '.join(rec)}",
+            "ligand residues": f"{len(lig)}: {' '.join(lig)}",
+        }
+        for k, (rec, lig) in enumerate(interfaces)
+    ]
+    consensus = [
+        {**r, "models": f"{r['models']} of {n}"}
+        for r in consensus_interface([(list(rec), list(lig)) for rec, lig in interfaces])
+    ]
+    link = (
+        f"<a download='interface.csv' href='data:text/csv;charset=utf-8,"
+        f"{quote(interface_csv(interfaces))}'>download the consensus as CSV</a> "
+        "(also interface.csv in the docking folder)"
+    )
+    return (
+        f"<h2>Interfaces of the top {n} models</h2>"
+        "<p>Residues with an atom within 5 Å of the other partner. The consensus counts, per "
+        f"residue, in how many of the top {n} models it is at the interface: {link}.</p>"
+        "<div class='side'><div class='scroll'>"
+        + _table(consensus, ["partner", "residue", "models"], "consensus")
+        + "</div><div class='scroll'>"
+        + _table(per_model, ["model", "receptor residues", "ligand residues"], "interfaces")
+        + "</div></div>"
+    )
+
+
+def _option_value(name: str, value: Any) -> str:
+    """An option as a user reads it (the engine as its words, a default as such)."""
+    if isinstance(value, dict) and {"backend", "device", "precision"} <= set(value):
+        return f"{value['backend']} on {value['device']}, {value['precision']}"
+    if value is None:
+        return "all cores" if name == "threads" else "default"
+    return str(value)
 
 
 def _viewer(receptor_pdb: str, ligand_pdbs: Sequence[str]) -> str:
@@ -257,22 +366,21 @@ def write_report(
     swarm_best: dict[int, float] | None = None,
     convergence: SwarmConvergence | None = None,
     top_swarms: Sequence[int] = (),
+    interfaces: Sequence[tuple[Sequence[str], Sequence[str]]] = (),
 ) -> None:
     """Write ``out/report.html`` (module docstring). ``rows``: every ranked model as in
     ranking.csv, best first; ``receptor_pdb``/``ligand_pdbs``: the receptor and the top models'
     ligands as PDB text for the viewer; ``record``: run.json so far; ``convergence``: every
     swarm's best score per saved step, drawn for the swarms of the top models
-    (``top_swarms``, best first) against the spread over all swarms."""
+    (``top_swarms``, best first) against the spread over all swarms; ``interfaces``: each top
+    model's receptor and ligand interface residues, best first."""
     record = record or {}
     label = f"{scoring.upper() if scoring.lower() in ('dfire', 'fastdfire') else scoring} score"
     parts = ["<h1>sparkledock docking report</h1>"]
-    top = rows[0] if rows else {}
-    summary = f"{len(rows)} ranked models; top model score {top.get('score', '–')}"
-    if reference and rows:
-        summary += f", DockQ {top.get('DockQ', '–')} ({top.get('CAPRI', '')}); " + success_line(
-            rows
-        )
-    parts.append(f"<p class='summary'>{_esc(summary)}</p>")
+    lines = summary_lines(rows, reference)
+    parts.append(
+        "<ul class='summary'>" + "".join(f"<li>{_esc(line)}</li>" for line in lines) + "</ul>"
+    )
 
     # the run: parameters and provenance
     inputs = record.get("inputs", {})
@@ -287,12 +395,15 @@ def write_report(
             if f
         ),
     ]
-    options = [{"option": k, "value": v} for k, v in (record.get("options") or {}).items()]
+    options = [
+        {"option": k, "value": _option_value(k, v)}
+        for k, v in (record.get("options") or {}).items()
+    ]
     stages = [{"stage": s["name"], "seconds": s["seconds"]} for s in record.get("stages", [])]
     parts.append("<h2>Run</h2>")
     parts.append("<div>" + _table(provenance, ["what", "value"]) + "</div>")
     parts.append(
-        "<div style='display:flex;gap:2em'>"
+        "<div class='side'>"
         + _table(options, ["option", "value"])
         + _table(stages, ["stage", "seconds"])
         + "</div>"
@@ -302,6 +413,10 @@ def write_report(
     if receptor_pdb and ligand_pdbs:
         parts.append("<h2>Top models on the receptor</h2>")
         parts.append(_viewer(receptor_pdb, ligand_pdbs))
+
+    # interfaces of the top models and their consensus
+    if interfaces:
+        parts.append(_interfaces(interfaces))
 
     # ranked models
     if rows:

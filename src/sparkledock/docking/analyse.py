@@ -11,12 +11,13 @@ from pathlib import Path
 import numpy as np
 
 from ..analysis.cluster import cluster_glowworms, format_cluster_repr
+from ..analysis.contacts import pose_interfaces
 from ..analysis.convergence import swarm_convergence
 from ..analysis.filter import satisfaction
 from ..analysis.models import write_models
 from ..analysis.rank import rank_glowworms, write_ranking
 from ..analysis.ranking import rerank
-from ..analysis.report import Cluster, write_report
+from ..analysis.report import Cluster, interface_csv, write_report
 from ..engine.context import setup_restraints
 from ..engine.spec import SAVE_EVERY
 from ..errors import SparkledockWarning
@@ -234,7 +235,7 @@ def analyse(
             row.update(dict.fromkeys(("clashes", "refined_model", "clashes_refined"), ""))
             if reference is not None:
                 row["DockQ_refined"] = ""
-    with stage("report", "ranking.csv and report.html"):
+    with stage("report", "ranking.csv, interface.csv and report.html"):
         buffer = io.StringIO()
         if rows:
             writer = csv.DictWriter(buffer, fieldnames=list(rows[0].keys()), lineterminator="\n")
@@ -243,6 +244,9 @@ def analyse(
         atomic_write_text(out / "ranking.csv", buffer.getvalue())
         receptor_pdb, ligand_pdbs = _viewer_models(setup, [out / n for n in names])
         convergence = swarm_convergence(folder, range(n_swarms), options.steps, SAVE_EVERY)
+        top_poses = np.array([r.pose for r in best]).reshape(-1, setup.layout.size)
+        interfaces = pose_interfaces(setup, top_poses) if len(best) else []
+        atomic_write_text(out / "interface.csv", interface_csv(interfaces))
         write_report(
             out,
             history,
@@ -256,6 +260,7 @@ def analyse(
             swarm_best=swarm_best,
             convergence=convergence,
             top_swarms=[r.swarm for r in best],
+            interfaces=interfaces,
         )
     if runrec is not None:
         top = rows[0] if rows else {}

@@ -73,7 +73,7 @@ def write_record(out: Path, key: str, stage: str, history=None, mode: str = "exa
 
 def own_outputs(out: Path) -> list[Path]:
     """What a docking writes in its folder (``--force`` removes these, and only these)."""
-    names = ("setup", "ranking.csv", "report.html", DOCK_RECORD)
+    names = ("setup", "ranking.csv", "interface.csv", "report.html", DOCK_RECORD)
     found = [out / n for n in names if (out / n).exists()]
     return found + sorted(out.glob("top_*.pdb")) + sorted(out.glob("top_*.cif"))
 
