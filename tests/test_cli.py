@@ -189,3 +189,11 @@ def test_lightdock_commands_makes_its_folder(tmp_path):
     folder = tmp_path / "new" / "bin"
     assert main(["lightdock-commands", str(folder)]) == 0
     assert (folder / "lightdock3_setup.py").is_file()
+
+
+def test_scoring_list_says_what_each_function_needs_and_offers(capsys):
+    assert main(["scoring", "list"]) == 0
+    lines = {ln.split()[0]: ln for ln in capsys.readouterr().out.splitlines()}
+    assert "needs sparkledock[pydock]" in lines["cpydock"]
+    assert "fast mode" in lines["dfire"] and "rigid only" in lines["mj3h"]
+    assert "needs" not in lines["vdw"]

@@ -328,9 +328,12 @@ def cmd_scoring_list(args: argparse.Namespace) -> int:
     from ..scoring import describe_scoring
 
     for row in describe_scoring():
+        notes = [f"needs sparkledock[{e}]" for e in row["extras"]]
+        notes += ["fast mode"] * row["fast"] + ["rigid only (no normal modes)"] * row["rigid_only"]
         print(
             f"{row['name']:<10} backends: {', '.join(row['backends']):<20} "
             f"molecules: {', '.join(row['molecules']):<18} {row['summary']}"
+            + (f" [{'; '.join(notes)}]" if notes else "")
         )
     return 0
 

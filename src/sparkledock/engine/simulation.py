@@ -280,6 +280,12 @@ def run_swarms(
             return state
         poses = poses_as_written(state.poses)
         flat = poses.reshape(-1, poses.shape[-1])
+        if not quiet:  # (after the bar's 100 %: a few seconds the ETA did not count)
+            print(
+                f"sparkledock run: re-scoring the last step's {len(flat)} glowworms exactly",
+                file=sys.stderr,
+                flush=True,
+            )
         exact_scores = prepared.score(flat, threads=threads, engine=engine)
         return replace(state, poses=poses, scores=exact_scores.reshape(state.scores.shape))
 

@@ -163,8 +163,9 @@ def check_molecules(function: Any, partner: Partner, source: str = "structure") 
 
 
 def describe_scoring() -> list[dict[str, Any]]:
-    """One row per registered function: name, backends, molecule types, one-line summary
-    (LightDock's alias ``fastdfire`` is listed with ``dfire``)."""
+    """One row per registered function: name, backends, molecule types, the extras it needs,
+    whether it has a fast mode and normal-mode support, a one-line summary (LightDock's alias
+    ``fastdfire`` is listed with ``dfire``)."""
     rows = []
     for name, cls in SCORING_FUNCTIONS.items():
         if name != cls.name:
@@ -175,6 +176,9 @@ def describe_scoring() -> list[dict[str, Any]]:
                 "name": name,
                 "backends": sorted(cls.backends),
                 "molecules": list(getattr(cls, "molecules", ("protein",))),
+                "extras": sorted(set(getattr(cls, "requires", {}).values())),
+                "fast": hasattr(cls, "fast_scorer"),
+                "rigid_only": bool(getattr(cls, "rigid_only", False)),
                 "summary": getattr(cls, "summary", doc[0] if doc else ""),
             }
         )
