@@ -47,7 +47,7 @@ def test_dock_returns_the_ranked_models_files_and_timings(tmp_path):
 
 
 def test_setup_run_rank_evaluate(tmp_path):
-    loaded = sparkledock.setup(REC, LIG, tmp_path / "setup", swarms=3, glowworms=8)
+    loaded = sparkledock.setup(REC, LIG, tmp_path / "setup", swarms=3, glowworms=8, anm=True)
     assert loaded.config["swarms"] == 3 and loaded.layout.size == 27
     result = sparkledock.run(tmp_path / "setup", 2, swarms=[0, 2])
     assert sorted(result.final) == [0, 2] and len(result.history) == 2
@@ -89,7 +89,7 @@ def test_the_api_runs_the_cli_stages_with_their_records_lines_and_placement(tmp_
 
     restraints = SRC / "restraints.list"
     api, cli = tmp_path / "api", tmp_path / "cli"
-    loaded = sparkledock.setup(REC, LIG, api, restraints=restraints, glowworms=8, noxt=False)
+    loaded = sparkledock.setup(REC, LIG, api, restraints=restraints, glowworms=8, anm=True)
     said = capsys.readouterr().err
     assert "sparkledock: setup: read and cleaned" in said
     argv = ["setup", str(REC), str(LIG), "-o", str(cli), "-r", str(restraints), "-g", "8", "--anm"]
@@ -151,3 +151,14 @@ def test_evaluate_takes_the_reference_first_and_refuses_a_swapped_call(tmp_path,
     assert main(["evaluate", str(model), str(reference)]) == 1
     assert "give the reference first" in capsys.readouterr().err
     assert main(["evaluate", str(reference), str(model)]) == 0
+
+
+def test_the_api_setup_has_the_commands_defaults(tmp_path, capsys):
+    """``sparkledock.setup`` with no options makes the setup ``sparkledock setup`` makes."""
+    from sparkledock.cli import main
+
+    api, cli = tmp_path / "api", tmp_path / "cli"
+    sparkledock.setup(REC, LIG, api, quiet=True)
+    assert main(["setup", str(REC), str(LIG), "-o", str(cli), "--quiet"]) == 0
+    for name in ("setup.json", "lightdock_2X9A_r_u.pdb", "init/initial_positions_0.dat"):
+        assert (api / name).read_bytes() == (cli / name).read_bytes(), name

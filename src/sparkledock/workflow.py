@@ -229,14 +229,16 @@ def setup(
     (:class:`~sparkledock.molecule.system.DockingSetup`: partners, pose layout, ``config``,
     ``path``). ``options``: :class:`~sparkledock.preparation.prepare.SetupOptions` fields;
     without ``swarm_spacing``, ``protocol`` places the swarms as ``sparkledock setup`` does
-    (restraint-focused with receptor restraints under ``sparkledock``)."""
+    (restraint-focused with receptor restraints under ``sparkledock``). The defaults are the
+    command's: no normal modes unless ``anm=True`` (as LightDock's setup), OXT atoms, waters
+    and hydrogens kept unless ``noxt``/``now``/``noh``."""
     from .docking.options import setup_spacing
     from .io.lightdock import load_setup
     from .preparation.prepare import SetupOptions
     from .runlog import console_for_api
 
     console_for_api(quiet)
-    chosen = {"anm": True, **options}
+    chosen = dict(options)
     chosen["swarm_spacing"] = setup_spacing(chosen, protocol, restraints is not None)
     folder = prepare(
         receptor,

@@ -72,7 +72,7 @@ class SetupOptions:
     anm_lig_rmsd: float | None = None
     #: seed of the modes' amplitude draw and of the starting mode extents (None: ``seed``)
     anm_seed: int | None = None
-    noxt: bool = True
+    noxt: bool = False
     noh: bool = False
     now: bool = False
     seed: int = DEFAULT_SEED
