@@ -246,3 +246,38 @@ def test_a_non_finite_score_is_never_written(tmp_path):
     with pytest.raises(SparkledockError, match="swarm 8, step 0: a non-finite score"):
         save_outputs(tmp_path, [4, 8], replace(state, scores=scores))
     assert not list(tmp_path.rglob("gso_*.out"))
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["setup", "{R}", "{L}", "-o", "o", "--fixed-distance", "1e308"], "fixed distance must be"),
+        (["setup", "{R}", "{L}", "-o", "o", "--swarm-radius", "5000"], "swarm radius must be at"),
+        (["setup", "{R}", "{L}", "-o", "o", "--anm", "--anm-rmsd", "1e308"], "anm rmsd must be"),
+        (["dock", "{R}", "{L}", "-o", "o", "--stop-tolerance", "nan"], "0 or a positive"),
+        (["dock", "{R}", "{L}", "-o", "o", "--swarm-spacing", "1e308"], "up to 1000"),
+    ],
+)
+def test_meaningless_lengths_and_fractions_are_refused(tmp_path, capsys, argv, says):
+    argv = [str(REC) if a == "{R}" else str(LIG) if a == "{L}" else a for a in argv]
+    argv = [str(tmp_path / "o") if a == "o" else a for a in argv]
+    _refused(capsys, argv, says)
+    assert not (tmp_path / "o").exists()
+
+
+def test_run_steps_and_filter_numbers_are_refused(tmp_path, capsys):
+    from conftest import writable_setup
+
+    setup = writable_setup(tmp_path / "s")
+    for flag, value, says in (
+        ("--translation-step", "inf", "at most 100"),
+        ("--rotation-step", "1.5", "at most 1"),
+        ("--nmodes-step", "nan", "must be positive"),
+    ):
+        _refused(capsys, ["run", str(setup), "2", flag, value], says)
+    assert not list(setup.glob("swarm_*/gso_2.out"))
+    ranking = tmp_path / "rank.list"
+    ranking.write_text("")
+    for flag, value, says in (("--cutoff", "nan", "--cutoff"), ("--fnat", "inf", "--fnat")):
+        argv = ["filter", str(setup), str(ranking), str(SRC / "restraints.list"), flag, value]
+        _refused(capsys, argv, says)

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 from scipy.spatial import cKDTree
 
-from ..errors import SparkledockWarning
+from ..errors import SparkledockError, SparkledockWarning
 from ..molecule.anm import AMINO_ACIDS, NUCLEIC
 from ..molecule.restraints import Restraints
 from ..molecule.structure import Atoms
@@ -46,6 +46,15 @@ def _restraint_slots(ids: np.ndarray, want: list[str], use: np.ndarray) -> np.nd
     out = np.array([slot.get(r, -1) for r in ids], dtype=np.int64)
     out[~use] = -1
     return out
+
+
+def check_filter(cutoff: float, fraction: float | None) -> None:
+    """Refuse a contact cutoff that is not a positive distance up to 100 Å, or a kept
+    fraction outside 0..1 (NaN included), before any work."""
+    if not 0 < cutoff <= 100.0:
+        raise SparkledockError(f"--cutoff must be a distance above 0 and up to 100 Å, got {cutoff}")
+    if fraction is not None and not 0 <= fraction <= 1:
+        raise SparkledockError(f"--fnat must be a fraction from 0 to 1, got {fraction}")
 
 
 def satisfaction(

@@ -152,10 +152,11 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
 
 def cmd_filter(args: argparse.Namespace) -> int:
-    from ..analysis.filter import satisfaction
+    from ..analysis.filter import check_filter, satisfaction
     from ..analysis.rank import read_ranking, write_ranking
     from ..io.restraints import read_restraints
 
+    check_filter(args.cutoff, args.fnat)
     setup = load_setup(args.setup_dir)
     ranking = [r for r in read_ranking(args.ranking) if r.score > 0.0]
     poses = np.array([r.pose for r in ranking]).reshape(-1, setup.layout.size)

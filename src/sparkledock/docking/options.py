@@ -12,6 +12,7 @@ from ..analysis.ranking import DFIRE_SEARCH, NEEDS, default_method
 from ..backend import Engine
 from ..engine.spec import SCORING_MODES
 from ..errors import SparkledockError
+from ..preparation.prepare import MAX_LENGTH_A
 from ..seeds import DEFAULT_SEED, check_seed
 
 FILTER_FRACTION = 0.4
@@ -124,11 +125,12 @@ def check_options(options: DockOptions) -> None:
     if sum((options.membrane, options.transmembrane, options.paratope)) > 1:
         raise SparkledockError("--membrane, --transmembrane and --paratope: give one of them")
     protocol_spacing(options.protocol, True)  # (refuses an unknown protocol)
-    for name in ("swarm_spacing", "stop_tolerance"):
+    for name, most in (("swarm_spacing", MAX_LENGTH_A), ("stop_tolerance", None)):
         value = getattr(options, name)
-        if value is not None and not (0 <= value < float("inf")):
+        if value is not None and not (0 <= value < float("inf") and value <= (most or value)):
             flag = "--" + name.replace("_", "-")
-            raise SparkledockError(f"{flag} must be 0 or a positive number, got {value}")
+            top = f" up to {most:g}" if most else ""
+            raise SparkledockError(f"{flag} must be 0 or a positive number{top}, got {value}")
     if options.scoring_mode is not None and options.scoring_mode not in SCORING_MODES:
         known = ", ".join(SCORING_MODES)
         raise SparkledockError(

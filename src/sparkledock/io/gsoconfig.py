@@ -86,6 +86,11 @@ def read_gso_config(
     return replace(base or GSOParameters(), **values)
 
 
+#: The largest translation (Å) or normal-mode step a run takes (the rotation step is a
+#: fraction of the way to the neighbour's orientation: at most 1).
+MAX_STEP = 100.0
+
+
 def gso_parameters(
     config: str | os.PathLike[str] | None = None,
     *,
@@ -95,7 +100,8 @@ def gso_parameters(
     local_minimization: bool = False,
 ) -> GSOParameters:
     """The GSO constants of a run (LightDock's, or a configuration file's) with its step
-    sizes and ``-min``; a step size that is not positive is refused."""
+    sizes and ``-min``; a step size that is not positive and finite (or a rotation step above
+    1) is refused."""
     params = read_gso_config(config) if config else GSOParameters()
     steps = {
         "translation_step": translation_step,
@@ -103,6 +109,9 @@ def gso_parameters(
         "nmodes_step": nmodes_step,
     }
     for name, value in steps.items():
-        if not value > 0:
-            raise SparkledockError(f"--{name.replace('_', '-')} must be positive, got {value}")
+        most = 1.0 if name == "rotation_step" else MAX_STEP
+        if not 0 < value <= most:
+            raise SparkledockError(
+                f"--{name.replace('_', '-')} must be positive and at most {most:g}, got {value}"
+            )
     return replace(params, **steps, local_minimization=local_minimization)

@@ -349,11 +349,12 @@ def _filter_parser() -> argparse.ArgumentParser:
 
 
 def _filter(args: argparse.Namespace) -> int:
-    from ..analysis.filter import satisfaction
+    from ..analysis.filter import check_filter, satisfaction
     from ..analysis.models import write_models
     from ..analysis.rank import read_ranking
     from ..io.restraints import read_restraints
 
+    check_filter(args.cutoff, args.fnat)
     ranking_file = Path(args.ranking_file)
     ranking = [r for r in read_ranking(ranking_file) if r.score > 0.0]
     restraints = read_restraints(args.restraints_file)

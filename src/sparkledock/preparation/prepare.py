@@ -136,6 +136,10 @@ def _paratope(receptor: Atoms, path: Path, restrained: bool) -> list[str]:
     return require_paratope(receptor, str(path))
 
 
+#: The longest distance (Å) a setup option may give: beyond it coordinates leave PDB's columns.
+MAX_LENGTH_A = 1000.0
+
+
 def check_setup_options(options: SetupOptions) -> None:
     """Refuse impossible option values before any work (one line each): seeds the
     generators take, every number finite, counts and lengths in range."""
@@ -160,8 +164,16 @@ def check_setup_options(options: SetupOptions) -> None:
         )
     if not options.surface_density > 0:
         raise SparkledockError(f"surface density must be positive, got {options.surface_density}")
-    if not options.fixed_distance >= 0:
-        raise SparkledockError(f"fixed distance must not be negative, got {options.fixed_distance}")
+    if not 0 <= options.fixed_distance <= MAX_LENGTH_A:
+        raise SparkledockError(
+            f"fixed distance must be from 0 to {MAX_LENGTH_A:g} Å, got {options.fixed_distance}"
+        )
+    for name in ("anm_rmsd", "lig_rmsd", "swarm_radius", "swarm_spacing"):
+        if getattr(options, name) > MAX_LENGTH_A:
+            raise SparkledockError(
+                f"{name.replace('_', ' ')} must be at most {MAX_LENGTH_A:g} Å (coordinates "
+                f"beyond it leave PDB's columns), got {getattr(options, name)}"
+            )
     if options.swarms_per_restraint < 1:
         raise SparkledockError(
             f"swarms per restraint must be at least 1, got {options.swarms_per_restraint}"
