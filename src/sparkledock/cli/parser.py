@@ -219,7 +219,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="run GSO on a setup's swarms (writes swarm_<id>/gso_*.out)")
     p.add_argument("setup", help="the setup's setup.json (or its folder)")
     p.add_argument("steps", type=at_least(1), help="GSO steps")
-    p.add_argument("--swarms", type=at_least(0), nargs="+", help="swarm ids (default: all)")
+    p.add_argument(
+        "--swarm-ids",
+        "--swarms",  # (the earlier spelling; elsewhere --swarms is a count)
+        dest="swarms",
+        type=at_least(0),
+        nargs="+",
+        help="which swarms to run, by id (default: all)",
+    )
     add_scoring_option(p, "scoring function of the search")
     add_scoring_mode_option(p)
     p.add_argument(
