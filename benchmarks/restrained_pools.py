@@ -8,6 +8,9 @@ cluster size and population, swarm) and its quality against the bound reference 
 iRMSD, LRMSD, DockQ, by :mod:`sparkledock.analysis.quality`), and the swarm centres. Rankings
 and swarm subsets are then compared offline (``restrained_choice.py``) without docking again.
 
+With ``--blind``, the same without restraints (blind docking's pools: the training data of
+the learned ranking, issue 36); the satisfaction features are then absent.
+
 With ``--early-steps``, the pools of earlier snapshots are recorded too (``pool_<step>.npz``,
 their glowworms re-scored exactly), so shorter runs can be judged from the same docking.
 
@@ -17,7 +20,11 @@ docked again; the docking folder itself is removed (``--keep`` keeps it).
 Usage:
     python benchmarks/restrained_pools.py --set train [--every 6] [--complexes 1A2K ...]
         [--protocol sparkledock] [--spacing 6] [--scoring-mode fast] [--steps 100] [-g 200]
-        [--threads 2] [--out pools/train_s6]
+        [--threads 2] [--blind] [--keep | --keep-setup] [--out pools/train_s6]
+
+The learned ranking's training data (issue 36), blind, the protocol users run, resumable:
+    nice python benchmarks/restrained_pools.py --set train --blind --keep-setup \
+        --early-steps --out /work/runs/train_blind
 """
 
 from __future__ import annotations
@@ -81,7 +88,8 @@ def pool(folder: Path, out: Path, args: argparse.Namespace) -> dict:
         swarm_spacing=args.spacing,
         rank_method="dfire",
     )
-    dock(files["receptor"], files["ligand"], work, restraints=files["restraints"], options=options)
+    restraints = None if args.blind else files["restraints"]
+    dock(files["receptor"], files["ligand"], work, restraints=restraints, options=options)
     wall = time.perf_counter() - start
     setup = load_setup(work / "setup")
     for step in args.early_steps:
@@ -99,11 +107,22 @@ def pool(folder: Path, out: Path, args: argparse.Namespace) -> dict:
         "wall_s": wall,
         "protocol": {
             k: getattr(args, k)
-            for k in ("protocol", "spacing", "scoring_mode", "steps", "glowworms", "threads")
+            for k in (
+                "protocol",
+                "spacing",
+                "scoring_mode",
+                "steps",
+                "glowworms",
+                "threads",
+                "blind",
+            )
         },
     }
     record.write_text(json.dumps(result, indent=1) + "\n")
-    if not args.keep:
+    if args.keep_setup:  # the partners, modes and masks: enough to rebuild any pose's complex
+        for path in [*(work / "setup").glob("swarm_*"), work / "setup" / "init"]:
+            shutil.rmtree(path, ignore_errors=True)
+    elif not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return result
 
@@ -118,7 +137,7 @@ def pool_arrays(
     folder_ = SetupDir(setup.path)
     n_swarms = int(setup.config["swarms"])
     steps = np.broadcast_to(np.asarray(step), (n_swarms,))
-    restraints = setup_restraints(setup)
+    restraints = setup_restraints(setup)  # (None for a blind docking)
     exact = prepare_scoring(setup, restraints=restraints) if rescore_exactly else None
     reps, swarm_of, size, everyone = [], [], [], []
     scores = []
@@ -153,8 +172,14 @@ def pool_arrays(
         "dfire": rescore(setup, poses, "dfire"),
         "dfire_soft": rescore(setup, poses, "dfire_soft"),
         "mj3h": rescore(setup, poses, "mj3h"),
-        "satisfaction": satisfaction(setup, poses, restraints),
-        "satisfaction_all": satisfaction(setup, poses, restraints, include_passive=True),
+        **(
+            {
+                "satisfaction": satisfaction(setup, poses, restraints),
+                "satisfaction_all": satisfaction(setup, poses, restraints, include_passive=True),
+            }
+            if restraints is not None
+            else {}
+        ),
         "cluster_size": np.array(size),
         "population": pop,
         "centres": centres,
@@ -176,6 +201,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--keep", action="store_true", help="keep each docking folder")
+    p.add_argument("--blind", action="store_true", help="dock without the restraints")
+    p.add_argument(
+        "--keep-setup",
+        action="store_true",
+        help="keep each docking's setup without its swarms' files (a few MB: the pools' poses "
+        "can be rebuilt and re-scored from it)",
+    )
     p.add_argument(
         "--early-steps",
         type=int,
