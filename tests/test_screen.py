@@ -22,10 +22,10 @@ def test_screen_two_pairs_and_resume(tmp_path, capsys):
     pairs = write_pairs(
         tmp_path / "pairs.csv",
         [
-            ("name", "receptor", "ligand", "restraints"),
+            ("name", "receptor", "ligand", "restraints", "reference"),
             ("restrained", str(ex / "2X9A_r_u.pdb"), str(ex / "2X9A_l_u.pdb"),
-             str(ex / "restraints.list")),
-            ("free", str(ex / "2X9A_r_u.pdb"), str(ex / "2X9A_l_u.pdb"), ""),
+             str(ex / "restraints.list"), str(ex / "2X9A_target.pdb")),
+            ("free", str(ex / "2X9A_r_u.pdb"), str(ex / "2X9A_l_u.pdb"), "", ""),
         ],
     )  # fmt: skip
     out = tmp_path / "out"
@@ -34,6 +34,8 @@ def test_screen_two_pairs_and_resume(tmp_path, capsys):
     assert main(args) == 0
     rows = list(csv.DictReader((out / "summary.csv").open()))
     assert [r["name"] for r in rows] == ["restrained", "free"]
+    assert rows[0]["best_capri"] and 0 <= float(rows[0]["best_dockq"]) <= 1  # (its reference)
+    assert rows[1]["best_dockq"] == ""
     for r in rows:
         assert (out / r["best_model"]).is_file() and int(r["solutions"]) > 0
         assert (out / r["name"] / "report.html").is_file()

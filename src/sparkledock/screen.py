@@ -45,6 +45,7 @@ from .preparation.inputs import read_partners
 from .runlog import LOGGER, RunRecord, file_record, untimed
 
 REQUIRED = ("name", "receptor", "ligand")
+OPTIONAL = ("restraints", "reference")
 #: Every pair's outcome: ``done``, ``failed`` (with why) or ``refused`` (checked before any
 #: work: a bad row, a bad input, inputs changed since the pair's folder was docked).
 OUTCOMES = "screen_summary.csv"
@@ -60,6 +61,8 @@ class Pair:
     ligand: Path
     restraints: Path | None
     problem: str | None = None
+    #: the bound complex, when the pairs file gives one: every model is evaluated
+    reference: Path | None = None
 
 
 def read_pairs(path: str | os.PathLike[str], strict: bool = True) -> list[Pair]:
@@ -77,11 +80,11 @@ def read_pairs(path: str | os.PathLike[str], strict: bool = True) -> list[Pair]:
     missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
     if missing:
         raise InputFileError(f"{path}:1: missing column {missing[0]!r} (need name,receptor,ligand)")
-    extra = [c for c in reader.fieldnames or [] if c not in (*REQUIRED, "restraints")]
+    extra = [c for c in reader.fieldnames or [] if c not in (*REQUIRED, *OPTIONAL)]
     if extra:
         warnings.warn(
             f"{path}:1: column {extra[0]!r} is not one screen reads "
-            "(name, receptor, ligand, restraints); it is ignored",
+            "(name, receptor, ligand, restraints, reference); it is ignored",
             SparkledockWarning,
             stacklevel=2,
         )
@@ -109,10 +112,10 @@ def _pair(path: Path, line: int, row: dict, name: str, seen: set[str]) -> Pair:
     if name in seen:
         raise InputFileError(f"{path}:{line}: duplicate pair name {name!r}")
     files: dict[str, Path | None] = {}
-    for column in ("receptor", "ligand", "restraints"):
+    for column in (*REQUIRED[1:], *OPTIONAL):
         value = (row.get(column) or "").strip()
         if not value:
-            if column != "restraints":
+            if column in REQUIRED:
                 raise InputFileError(f"{path}:{line}: empty {column}")
             files[column] = None
             continue
@@ -122,7 +125,7 @@ def _pair(path: Path, line: int, row: dict, name: str, seen: set[str]) -> Pair:
         files[column] = file
     receptor, ligand = files["receptor"], files["ligand"]
     assert receptor is not None and ligand is not None
-    return Pair(name, receptor, ligand, files["restraints"])
+    return Pair(name, receptor, ligand, files["restraints"], reference=files["reference"])
 
 
 def screen(
@@ -182,7 +185,7 @@ def _check(pair: Pair, out: Path, options: DockOptions, force: bool) -> str | No
         return pair.problem
     own = _own(options, pair)
     try:
-        check_docking(pair.receptor, pair.ligand, pair.restraints, None, own)
+        check_docking(pair.receptor, pair.ligand, pair.restraints, pair.reference, own)
         read_partners(pair.receptor, pair.ligand, pair.restraints, dock_setup_options(own))
         key = dock_key(pair.receptor, pair.ligand, pair.restraints, own)
     except SparkledockError as exc:
@@ -283,8 +286,11 @@ def _analyse(pair: Pair, out: Path, options: DockOptions, setup: Path, history, 
     quiet = replace(_own(options, pair), quiet=True)
     pair_record = RunRecord(out / pair.name, "screen pair", options=quiet, engine=engine)
     files = {"receptor": pair.receptor, "ligand": pair.ligand, "restraints": pair.restraints}
+    files["reference"] = pair.reference
     pair_record.inputs = {k: file_record(v) for k, v in files.items() if v}
-    analyse(out / pair.name, setup, pair.restraints, None, quiet, history, runrec=pair_record)
+    analyse(
+        out / pair.name, setup, pair.restraints, pair.reference, quiet, history, runrec=pair_record
+    )
     pair_record.finish()
 
 
@@ -325,7 +331,10 @@ def _setups(
     return failed
 
 
-SUMMARY_COLUMNS = ["name", "best_score", "best_model", "swarm", "glowworm", "solutions"]
+SUMMARY_COLUMNS = [
+    "name", "best_score", "best_model", "swarm", "glowworm", "solutions", "best_dockq",
+    "best_capri",
+]  # fmt: skip
 
 
 def _summary_row(pair: Pair, out: Path) -> dict[str, Any]:
@@ -340,4 +349,6 @@ def _summary_row(pair: Pair, out: Path) -> dict[str, Any]:
         "swarm": best.get("swarm", ""),
         "glowworm": best.get("glowworm", ""),
         "solutions": len(scores),
+        "best_dockq": best.get("DockQ", ""),
+        "best_capri": best.get("CAPRI", ""),
     }

@@ -370,8 +370,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_dock)
 
-    p = sub.add_parser("screen", help="dock many pairs (CSV: name,receptor,ligand[,restraints])")
-    p.add_argument("pairs", help="CSV with columns name, receptor, ligand and optional restraints")
+    p = sub.add_parser(
+        "screen", help="dock many pairs (CSV: name,receptor,ligand[,restraints,reference])"
+    )
+    p.add_argument(
+        "pairs",
+        help="CSV with columns name, receptor, ligand and optional restraints and reference (a "
+        "pair's bound complex: its models are evaluated, as dock --reference)",
+    )
     p.add_argument("-o", "--output", required=True, help="output folder (resumes if it exists)")
     add_protocol_options(p, top_help="models per pair (10)")
     add_rank_options(p, "--rank-method")
