@@ -5,11 +5,13 @@ the exact and fast DFIRE paths)."""
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numba
 import numpy as np
 from numba import njit
+
+from .terms import Terms
 
 if TYPE_CHECKING:
     from .base import TypedAtomModel
@@ -163,6 +165,21 @@ def numba_threads(threads: int | None):
         yield
     finally:
         numba.set_num_threads(previous)
+
+
+def run_batch(batch: Any, poses: np.ndarray, *args: Any, threads: int | None = None) -> Terms:
+    """A kernel's batch over ``poses`` on ``threads`` threads, as :class:`Terms`: a (P, 4)
+    result is energy and the three fractions; a (P,) one is energy alone (a function whose
+    restraints never count: zero fractions). The lift every CPU kernel shares; each kernel
+    keeps its own ``prange`` loop over poses, because numba caches no compiled function that
+    takes another as an argument or closes over one (measured: both recompile in every new
+    process, a second or more per function)."""
+    with numba_threads(threads):
+        out = batch(poses, *args)
+    if out.ndim == 1:
+        zeros = np.zeros(len(poses))
+        return Terms(out, zeros, zeros, zeros)
+    return Terms(*out.T.copy())
 
 
 @njit(cache=True)

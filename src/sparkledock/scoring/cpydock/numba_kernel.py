@@ -21,10 +21,10 @@ from ..numba_common import (
     SUB,
     flag_pair,
     near_ligand,
-    numba_threads,
     point_gap2,
     posed_ligand,
     receptor_atom,
+    run_batch,
     store_fractions,
 )
 from ..terms import Terms
@@ -194,5 +194,4 @@ def _score_batch(poses, m):
 
 def score_poses(model: PyDockModel, poses: np.ndarray, *, threads: int | None = None) -> Terms:
     """Energies and restraint fractions of validated ``poses``."""
-    with numba_threads(threads):
-        return Terms(*_score_batch(poses, pydock_arrays(model)).T.copy())
+    return run_batch(_score_batch, poses, pydock_arrays(model), threads=threads)

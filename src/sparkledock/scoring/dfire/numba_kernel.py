@@ -38,7 +38,7 @@ from ..numba_common import (
     gap2,
     ligand_boxes,
     ligand_conformer,
-    numba_threads,
+    run_batch,
     store_fractions,
 )
 from ..terms import Terms
@@ -396,5 +396,4 @@ def kernel_arrays(model: DFIREModel) -> KernelArrays:
 def score_poses(model: DFIREModel, poses: np.ndarray, *, threads: int | None = None) -> Terms:
     """Culled DFIRE energies and interface fractions of ``poses`` (validated (P, size)
     float64), parallel over poses."""
-    with numba_threads(threads):
-        return Terms(*_score_batch(poses, kernel_arrays(model)).T.copy())
+    return run_batch(_score_batch, poses, kernel_arrays(model), threads=threads)

@@ -21,9 +21,9 @@ from ..numba_common import (
     SUB,
     ligand_boxes,
     ligand_conformer,
-    numba_threads,
     point_gap2,
     receptor_atom,
+    run_batch,
 )
 from ..terms import Terms
 from .model import INTERFACE_2D, N_BINS, N_TYPES, DFIRE2Model
@@ -136,5 +136,4 @@ def _score_batch(poses, m):
 
 
 def score_poses(model: DFIRE2Model, poses: np.ndarray, *, threads: int | None = None) -> Terms:
-    with numba_threads(threads):
-        return Terms(*_score_batch(poses, dfire2_arrays(model)).T.copy())
+    return run_batch(_score_batch, poses, dfire2_arrays(model), threads=threads)

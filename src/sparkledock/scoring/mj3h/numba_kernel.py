@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ..numba_common import ligand_conformer, numba_threads
+from ..numba_common import ligand_conformer, run_batch
 from ..terms import Terms
 
 #: LightDock's MJ3h: squared distances (Å²) of a clash and of a contact, and the clash penalty
@@ -48,7 +48,5 @@ def _score_batch(poses, m_rec, r_kind, m_lig, l_kind, table):
 def score_poses(model, poses: np.ndarray, *, threads: int | None = None) -> Terms:
     """Energies of validated ``poses`` (restraints never count: zero fractions)."""
     m = model
-    with numba_threads(threads):
-        energy = _score_batch(poses, m.rec_xyz, m.rec_kind, m.lig_xyz, m.lig_kind, m.table)
-    zeros = np.zeros(len(poses))
-    return Terms(energy, zeros, zeros, zeros)
+    args = (m.rec_xyz, m.rec_kind, m.lig_xyz, m.lig_kind, m.table)
+    return run_batch(_score_batch, poses, *args, threads=threads)

@@ -18,9 +18,9 @@ from ..base import TypedAtomModel
 from ..numba_common import (
     flag_pair,
     near_ligand,
-    numba_threads,
     posed_ligand,
     receptor_atom,
+    run_batch,
     store_fractions,
     typed_arrays,
 )
@@ -104,5 +104,4 @@ def _score_batch(poses, m):
 
 
 def score_poses(model: TypedAtomModel, poses: np.ndarray, *, threads: int | None = None) -> Terms:
-    with numba_threads(threads):
-        return Terms(*_score_batch(poses, typed_arrays(model)).T.copy())
+    return run_batch(_score_batch, poses, typed_arrays(model), threads=threads)

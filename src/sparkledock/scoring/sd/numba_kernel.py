@@ -12,9 +12,9 @@ from ...molecule.pose import EXTENTS_START
 from ..numba_common import (
     flag_pair,
     near_ligand,
-    numba_threads,
     posed_ligand,
     receptor_atom,
+    run_batch,
     store_fractions,
 )
 from ..terms import Terms
@@ -74,7 +74,5 @@ def _score_batch(poses, m, q_rec, q_lig):
 
 
 def score_poses(model: PairModel, poses: np.ndarray, *, threads: int | None = None) -> Terms:
-    with numba_threads(threads):
-        arrays = vdw_arrays(model)
-        out = _score_batch(poses, arrays, model.rec_charge, model.lig_charge)
-        return Terms(*out.T.copy())
+    args = (vdw_arrays(model), model.rec_charge, model.lig_charge)
+    return run_batch(_score_batch, poses, *args, threads=threads)

@@ -7,7 +7,7 @@ import numpy as np
 from numba import njit, prange
 
 from ...molecule.pose import EXTENTS_START
-from ..numba_common import ligand_conformer, numba_threads, receptor_atom
+from ..numba_common import ligand_conformer, receptor_atom, run_batch
 from ..terms import Terms
 
 #: LightDock's SIPPER: squared distance (Å²) of a residue contact
@@ -77,10 +77,8 @@ def _score_batch(poses, n_rec_modes, rxyz, rmodes, rb, rk, lxyz, lmodes, lb, lk,
 def score_poses(model, poses: np.ndarray, *, threads: int | None = None) -> Terms:
     """Energies of validated ``poses`` (restraints never count: zero fractions)."""
     m = model
-    with numba_threads(threads):
-        energy = _score_batch(
-            poses, m.layout.n_rec, m.rec_xyz, m.rec_modes, m.rec_bounds, m.rec_kind,
-            m.lig_xyz, m.lig_modes, m.lig_bounds, m.lig_kind, m.table,
-        )  # fmt: skip
-    zeros = np.zeros(len(poses))
-    return Terms(energy, zeros, zeros, zeros)
+    args = (
+        m.layout.n_rec, m.rec_xyz, m.rec_modes, m.rec_bounds, m.rec_kind,
+        m.lig_xyz, m.lig_modes, m.lig_bounds, m.lig_kind, m.table,
+    )  # fmt: skip
+    return run_batch(_score_batch, poses, *args, threads=threads)

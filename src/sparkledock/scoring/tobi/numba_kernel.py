@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ..numba_common import ligand_conformer, numba_threads
+from ..numba_common import ligand_conformer, run_batch
 from ..terms import Terms
 
 
@@ -52,8 +52,5 @@ def _score_batch(poses, r_xyz, r_kind, l_xyz, l_kind, t1, t2):
 def score_poses(model, poses: np.ndarray, *, threads: int | None = None) -> Terms:
     """Energies of validated ``poses`` (restraints never count: zero fractions)."""
     m = model
-    with numba_threads(threads):
-        args = (m.rec_xyz, m.rec_kind, m.lig_xyz, m.lig_kind, m.step1, m.step2)
-        energy = _score_batch(poses, *args)
-    zeros = np.zeros(len(poses))
-    return Terms(energy, zeros, zeros, zeros)
+    args = (m.rec_xyz, m.rec_kind, m.lig_xyz, m.lig_kind, m.step1, m.step2)
+    return run_batch(_score_batch, poses, *args, threads=threads)

@@ -19,9 +19,9 @@ from ...molecule.pose import EXTENTS_START
 from ..numba_common import (
     flag_pair,
     near_ligand,
-    numba_threads,
     posed_ligand,
     receptor_atom,
+    run_batch,
     store_fractions,
 )
 from ..terms import Terms
@@ -129,6 +129,5 @@ def score_poses(
     model: PairModel, poses: np.ndarray, *, threads: int | None = None, arrays=None
 ) -> Terms:
     """Energies and restraint fractions of validated ``poses``."""
-    with numba_threads(threads):
-        arrays = arrays if arrays is not None else vdw_arrays(model)
-        return Terms(*_score_batch(poses, arrays).T.copy())
+    arrays = arrays if arrays is not None else vdw_arrays(model)
+    return run_batch(_score_batch, poses, arrays, threads=threads)
