@@ -34,6 +34,22 @@ if not HAVE_SHARED and os.environ.get("SPARKLEDOCK_REQUIRE_SHARED") == "1":
 
 
 @pytest.fixture(autouse=True)
+def _needs_extra(request):
+    """Skip a test run for a scoring function whose extra is not installed (cpydock needs
+    FreeSASA): the base install with ``.[test]`` passes; the function's refusal is tested."""
+    import importlib.util
+
+    from sparkledock.scoring import SCORING_FUNCTIONS
+
+    callspec = getattr(request.node, "callspec", None)
+    for value in callspec.params.values() if callspec else ():
+        cls = SCORING_FUNCTIONS.get(value) if isinstance(value, str) else None
+        for package, extra in getattr(cls, "requires", {}).items():
+            if importlib.util.find_spec(package) is None:
+                pytest.skip(f"{value} needs {package} (sparkledock[{extra}])")
+
+
+@pytest.fixture(autouse=True)
 def _needs_shared(request):
     """Skip, without ../shared, a test whose source or parameters name shared-only data."""
     if HAVE_SHARED or request.function is None:

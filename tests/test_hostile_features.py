@@ -3,6 +3,7 @@ before any work (no folder, lock or record left), or read as the user meant."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import numpy as np
@@ -19,6 +20,7 @@ from sparkledock.molecule.structure import read_structure
 from sparkledock.scoring import get_scoring
 
 SRC = BENCH / "2X9A"
+TORCH = importlib.util.find_spec("torch") is not None
 REC, LIG = SRC / "2X9A_r_u.pdb", SRC / "2X9A_l_u.pdb"
 SMALL = ["--steps", "2", "-g", "5", "-s", "1", "--quiet"]
 
@@ -59,7 +61,8 @@ def test_binary_scoring_file_and_meaningless_weights_are_refused(tmp_path, capsy
     [
         (["--scoring", "vdw", "--scoring-mode", "fast"], "no fast mode"),
         (["--scoring", "dfire:1,vdw:1", "--scoring-mode", "fast"], "no fast mode"),
-        (["--scoring", "pisa", "--backend", "torch"], "no 'torch' backend"),
+        # (without PyTorch installed, the torch backend itself is refused first)
+        (["--scoring", "pisa", "--backend", "torch"], "no 'torch' backend" if TORCH else "PyTorch"),
         (["--rank-method", "paratope"], "needs a docking with --paratope"),
         (["--rank-method", "restraints"], "needs restraints"),
         (["-g", "50000000"], "would need"),

@@ -190,7 +190,7 @@ def test_score_terms_csv_and_scoring_list(tmp_path, capsys):
 
     poses, _ = golden("2X9A")
     path = tmp_path / "poses.dat"
-    path.write_text("".join(" ".join(map(repr, p)) + "\n" for p in poses[:5]))
+    path.write_text("".join(" ".join(map(repr, p.tolist())) + "\n" for p in poses[:5]))
     setup = str(BENCH / "2X9A" / "lightdock_setup")
     assert main(["score", setup, str(path), "--scoring", "dfire:1,vdw:0.5", "--terms"]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -4,6 +4,7 @@ consensus over them (what HADDOCK and PRODIGY users read first)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -77,7 +78,7 @@ def pose_interfaces(
     return out
 
 
-def consensus_interface(interfaces: list[tuple[list[str], list[str]]]) -> list[dict]:
+def consensus_interface(interfaces: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[dict]:
     """Per residue at any of the models' interfaces: its partner, id and in how many of the
     models it is; most frequent first, then receptor before ligand, then sequence order."""
     rows: dict[tuple[str, str], dict] = {}

@@ -27,6 +27,11 @@ class Quality:
     lrmsd: float
     capri: str
 
+    @classmethod
+    def of(cls, dockq: float, fnat: float, irmsd: float, lrmsd: float) -> Quality:
+        """The measures with their CAPRI class."""
+        return cls(dockq, fnat, irmsd, lrmsd, capri_class(fnat, irmsd, lrmsd))
+
 
 #: the one line said when the DockQ package (the cross-check) is missing
 DOCKQ_HINT = "the cross-check needs the DockQ package: pip install 'sparkledock[evaluate]'"
@@ -91,13 +96,7 @@ def evaluate(
     for path in (model, reference):
         check_input_file(path, "structure")
     q = file_quality(model, reference, receptor_chains)
-    return Quality(
-        q["dockq"],
-        q["fnat"],
-        q["irmsd"],
-        q["lrmsd"],
-        capri_class(q["fnat"], q["irmsd"], q["lrmsd"]),
-    )
+    return Quality.of(q["dockq"], q["fnat"], q["irmsd"], q["lrmsd"])
 
 
 #: The first line of every model sparkledock writes (:func:`~sparkledock.docking.analyse`).
@@ -149,10 +148,4 @@ def dockq_package(
     if not interfaces:
         raise InputFileError(f"{model}: no interface in common with {reference}")
     best = max(interfaces, key=lambda r: r["DockQ"])
-    return Quality(
-        best["DockQ"],
-        best["fnat"],
-        best["iRMSD"],
-        best["LRMSD"],
-        capri_class(best["fnat"], best["iRMSD"], best["LRMSD"]),
-    )
+    return Quality.of(best["DockQ"], best["fnat"], best["iRMSD"], best["LRMSD"])

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..fileutil import atomic_write_text
+from .contacts import consensus_interface
 from .convergence import SwarmConvergence
 
 #: ligand colours in the viewer and the plots, best model first
@@ -268,21 +269,19 @@ def summary_lines(rows: Sequence[dict[str, Any]], reference: bool) -> list[str]:
     return lines
 
 
-def interface_csv(interfaces: Sequence[tuple[Sequence[str], Sequence[str]]]) -> str:
-    """The consensus interface as CSV: partner, residue, models (of the top models)."""
-    from .contacts import consensus_interface
-
-    rows = consensus_interface([(list(rec), list(lig)) for rec, lig in interfaces])
+def interface_csv(consensus: Sequence[dict[str, Any]], models: int) -> str:
+    """The consensus interface (:func:`~.contacts.consensus_interface`) as CSV: partner,
+    residue, models (in how many of the top ``models`` it is)."""
     text = "partner,residue,models,of\n"
     return text + "".join(
-        f"{r['partner']},{r['residue']},{r['models']},{len(interfaces)}\n" for r in rows
+        f"{r['partner']},{r['residue']},{r['models']},{models}\n" for r in consensus
     )
 
 
-def _interfaces(interfaces: Sequence[tuple[Sequence[str], Sequence[str]]]) -> str:
+def _interfaces(
+    interfaces: Sequence[tuple[Sequence[str], Sequence[str]]], consensus: Sequence[dict[str, Any]]
+) -> str:
     from urllib.parse import quote
-
-    from .contacts import consensus_interface
 
     n = len(interfaces)
     per_model = [
@@ -293,13 +292,10 @@ def _interfaces(interfaces: Sequence[tuple[Sequence[str], Sequence[str]]]) -> st
         }
         for k, (rec, lig) in enumerate(interfaces)
     ]
-    consensus = [
-        {**r, "models": f"{r['models']} of {n}"}
-        for r in consensus_interface([(list(rec), list(lig)) for rec, lig in interfaces])
-    ]
+    shown = [{**r, "models": f"{r['models']} of {n}"} for r in consensus]
     link = (
         f"<a download='interface.csv' href='data:text/csv;charset=utf-8,"
-        f"{quote(interface_csv(interfaces))}'>download the consensus as CSV</a> "
+        f"{quote(interface_csv(consensus, n))}'>download the consensus as CSV</a> "
         "(also interface.csv in the docking folder)"
     )
     return (
@@ -307,7 +303,7 @@ def _interfaces(interfaces: Sequence[tuple[Sequence[str], Sequence[str]]]) -> st
         "<p>Residues with an atom within 5 Å of the other partner. The consensus counts, per "
         f"residue, in how many of the top {n} models it is at the interface: {link}.</p>"
         "<div class='side'><div class='scroll'>"
-        + _table(consensus, ["partner", "residue", "models"], "consensus")
+        + _table(shown, ["partner", "residue", "models"], "consensus")
         + "</div><div class='scroll'>"
         + _table(per_model, ["model", "receptor residues", "ligand residues"], "interfaces")
         + "</div></div>"
@@ -367,13 +363,15 @@ def write_report(
     convergence: SwarmConvergence | None = None,
     top_swarms: Sequence[int] = (),
     interfaces: Sequence[tuple[Sequence[str], Sequence[str]]] = (),
+    consensus: Sequence[dict[str, Any]] | None = None,
 ) -> None:
     """Write ``out/report.html`` (module docstring). ``rows``: every ranked model as in
     ranking.csv, best first; ``receptor_pdb``/``ligand_pdbs``: the receptor and the top models'
     ligands as PDB text for the viewer; ``record``: run.json so far; ``convergence``: every
     swarm's best score per saved step, drawn for the swarms of the top models
     (``top_swarms``, best first) against the spread over all swarms; ``interfaces``: each top
-    model's receptor and ligand interface residues, best first."""
+    model's receptor and ligand interface residues, best first, and ``consensus`` their
+    :func:`~.contacts.consensus_interface` (computed here when not given)."""
     record = record or {}
     label = f"{scoring.upper() if scoring.lower() in ('dfire', 'fastdfire') else scoring} score"
     parts = ["<h1>sparkledock docking report</h1>"]
@@ -416,7 +414,9 @@ def write_report(
 
     # interfaces of the top models and their consensus
     if interfaces:
-        parts.append(_interfaces(interfaces))
+        if consensus is None:
+            consensus = consensus_interface(interfaces)
+        parts.append(_interfaces(interfaces, consensus))
 
     # ranked models
     if rows:

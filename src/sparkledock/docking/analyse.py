@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ..analysis.cluster import cluster_glowworms, format_cluster_repr
-from ..analysis.contacts import pose_interfaces
+from ..analysis.contacts import consensus_interface, pose_interfaces
 from ..analysis.convergence import swarm_convergence
 from ..analysis.filter import satisfaction
 from ..analysis.models import write_models
@@ -246,7 +246,8 @@ def analyse(
         convergence = swarm_convergence(folder, range(n_swarms), options.steps, SAVE_EVERY)
         top_poses = np.array([r.pose for r in best]).reshape(-1, setup.layout.size)
         interfaces = pose_interfaces(setup, top_poses) if len(best) else []
-        atomic_write_text(out / "interface.csv", interface_csv(interfaces))
+        consensus = consensus_interface(interfaces)
+        atomic_write_text(out / "interface.csv", interface_csv(consensus, len(interfaces)))
         write_report(
             out,
             history,
@@ -261,6 +262,7 @@ def analyse(
             convergence=convergence,
             top_swarms=[r.swarm for r in best],
             interfaces=interfaces,
+            consensus=consensus,
         )
     if runrec is not None:
         top = rows[0] if rows else {}

@@ -30,6 +30,8 @@ class DNA(CPyDock):
     molecules: ClassVar[tuple[str, ...]] = ("protein", "dna", "rna")
     #: cpydock's kernels compute these terms (its desolvation arrays are empty here)
     kernel_package = "sparkledock.scoring.cpydock"
+    #: no desolvation, so no accessible areas: FreeSASA is not needed
+    requires: ClassVar[dict[str, str]] = {}
 
     def typed_atoms(
         self, partner: Partner, *, source: str = "structure", skip_unknown: bool = False
