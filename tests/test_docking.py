@@ -78,7 +78,7 @@ def test_dock_end_to_end_writes_everything(tmp_path, capsys):
     # no solution ranks below one that it beats on both
     both = [(float(r["score"]), float(r["restraints"])) for r in rows]
     assert not any(a[0] < b[0] and a[1] < b[1] for i, a in enumerate(both) for b in both[i + 1 :])
-    assert record["options"]["rank_method"] == "restraints"
+    assert record["options"]["rank_method"] == "learned"
     assert all(0.0 <= float(r["DockQ"]) <= 1.0 for r in rows[:3])
     report = (out / "report.html").read_text()
     assert "$3Dmol.createViewer" in report and "http" not in report.split("<script>")[0]

@@ -86,7 +86,7 @@ def test_paratope_ranking_adds_the_cdr_share_to_the_consensus():
     assert ranking.order("paratope", features).tolist() == [3, 1, 2, 0]
     np.testing.assert_array_equal(ranking.tied_ranks([1.0, 0.0, 0.0, 1.0]), [0.5, 2.5, 2.5, 0.5])
     assert ranking.default_method(restrained=False, paratope=True) == "paratope"
-    assert ranking.default_method(restrained=True, paratope=True) == "restraints"
+    assert ranking.default_method(restrained=True, paratope=True) == "learned"
 
 
 def test_paratope_docking_places_swarms_on_the_cdrs_and_ranks_by_them(tmp_path):

@@ -212,9 +212,7 @@ def test_soft_rankings_order_is_documented():
 def test_the_default_ranking_follows_restraints_and_the_search_function():
     assert ranking.default_method(restrained=False) == ranking.BLIND_DEFAULT == "soft_consensus"
     assert ranking.default_method(restrained=False, scoring="fastdfire") == "soft_consensus"
-    assert (
-        ranking.default_method(restrained=True) == ranking.RESTRAINED_DFIRE_DEFAULT == "restraints"
-    )
+    assert ranking.default_method(restrained=True) == ranking.RESTRAINED_DFIRE_DEFAULT == "learned"
     assert ranking.default_method(restrained=True, scoring="vdw") == "dfire"  # by its score
     assert ranking.default_method(restrained=False, scoring="pisa") == "dfire"
 
@@ -235,7 +233,7 @@ def test_the_default_scoring_mode_is_fast_for_a_dfire_docking_under_sparkledocks
     chosen = with_defaults(DockOptions(scoring_mode="exact"), restrained=False)
     assert (chosen.scoring_mode, chosen.rank_method) == ("exact", "soft_consensus")
     chosen = with_defaults(DockOptions(), restrained=True)
-    assert (chosen.scoring_mode, chosen.rank_method) == ("fast", "restraints")
+    assert (chosen.scoring_mode, chosen.rank_method) == ("fast", "learned")
     chosen = with_defaults(DockOptions(protocol="lightdock"), restrained=True)
     assert (chosen.scoring_mode, chosen.rank_method) == ("exact", "dfire")
 

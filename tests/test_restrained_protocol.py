@@ -88,7 +88,7 @@ def test_spacing_is_refused_when_not_finite(tmp_path):
 def test_protocol_defaults():
     ours = with_defaults(DockOptions(), restrained=True)
     assert ours.swarm_spacing == RESTRAINED_SPACING_A
-    assert (ours.scoring_mode, ours.rank_method) == ("fast", "restraints")
+    assert (ours.scoring_mode, ours.rank_method) == ("fast", "learned")
     assert ours.stop_tolerance == RESTRAINED_STOP_TOLERANCE > 0
     blind = with_defaults(DockOptions(), restrained=False)
     assert (blind.swarm_spacing, blind.stop_tolerance) == (0.0, 0.0)

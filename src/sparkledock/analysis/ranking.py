@@ -52,7 +52,14 @@ here reorder the same representatives:
   kept. The score already rewards restraints through LightDock's terms, but only those
   residues within 2.5 Å; the satisfaction share counts contacts within 5 Å and the passive
   residues. The default of a restrained docking under the sparkledock protocol, chosen on the
-  training complexes (docs/performance.md, "Restrained protocol").
+  training complexes (docs/performance.md, "Restrained protocol"); the default before
+  ``learned``.
+* ``learned``: for a restrained docking: gradient-boosted trees fitted on the restrained
+  dockings of training complexes only (:mod:`.learned`) over each kept solution's percentile
+  ranks of score, DFIRE, ``dfire_soft``, MJ3h, restraint satisfaction (active; active and
+  passive), cluster size and population. The default of a restrained docking under the
+  sparkledock protocol since it beat ``restraints`` on the twenty evaluation complexes,
+  evaluated once, frozen (docs/performance.md, "fifth pass").
 
 Poses are compared through a few ligand landmarks (C-alpha or C4' atoms spread over the
 ligand by farthest-point sampling): their RMSD tracks the ligand RMSD of the whole backbone
@@ -156,6 +163,15 @@ NEEDS = {
     "soft_consensus": ("dfire_soft", "mj3h"),
     "paratope": ("paratope", "dfire_soft", "mj3h"),
     "restraints": ("satisfaction",),
+    "learned": (
+        "population",
+        "dfire",
+        "dfire_soft",
+        "mj3h",
+        "satisfaction",
+        "satisfaction_active",
+        "cluster_size",
+    ),
 }
 
 #: The ranking ``dock`` uses without restraints (when the search scores with DFIRE), and
@@ -163,7 +179,7 @@ NEEDS = {
 #: under sparkledock's protocol: ``restraints``): docs/performance.md measures them.
 BLIND_DEFAULT = "soft_consensus"
 RESTRAINED_DEFAULT = "dfire"
-RESTRAINED_DFIRE_DEFAULT = "restraints"
+RESTRAINED_DFIRE_DEFAULT = "learned"
 
 
 PARATOPE_DEFAULT = "paratope"
@@ -189,8 +205,9 @@ def default_method(restrained: bool, scoring: str = "dfire", paratope: bool = Fa
     return PARATOPE_DEFAULT if paratope else BLIND_DEFAULT
 
 
-#: Features that are re-scores by a scoring function of that name.
-RESCORED = ("cpydock", "pisa", "dfire_soft", "tobi", "mj3h")
+#: Features that are re-scores by a scoring function of that name (``dfire``: without the
+#: restraint terms of the run's score).
+RESCORED = ("cpydock", "pisa", "dfire", "dfire_soft", "tobi", "mj3h")
 
 
 def ranks(values: np.ndarray) -> np.ndarray:
@@ -246,6 +263,10 @@ def _key(method: str, features: dict[str, np.ndarray]) -> np.ndarray:
         return -(ranks(features["dfire_soft"]) + ranks(features["tobi"]))
     if method == "restraints":  # the score's and the satisfaction's ranks, equal weights
         return -(ranks(score) + tied_ranks(features["satisfaction"]))
+    if method == "learned":  # trees fitted on training complexes (.learned)
+        from .learned import learned_key
+
+        return learned_key(features)
     consensus = -(ranks(score) + ranks(features["dfire_soft"]) + ranks(features["mj3h"]))
     if method == "soft_consensus":  # the mean of the three ranks, equal weights
         return consensus
@@ -336,11 +357,15 @@ def rerank(
     method: str = "dfire",
     diversify: bool = False,
     restraints: Restraints | None = None,
+    everyone: np.ndarray | None = None,
+    cluster_sizes: dict[tuple[int, int], int] | None = None,
 ) -> list[Ranked]:
     """The representatives of all swarms (per swarm: its final glowworms and the ids to
     rank) in ``method``'s order, optionally with near-duplicates moved back
     (:func:`diverse`). ``dfire`` without ``diversify`` is LightDock's ranking. ``restraints``:
-    what the docking was restrained with (the ``satisfaction`` feature needs them)."""
+    what the docking was restrained with (the ``satisfaction`` feature needs them);
+    ``everyone``: the final glowworms the population counts (default: those of ``chosen``'s
+    swarms); ``cluster_sizes``: each representative's cluster size, by (swarm, glowworm)."""
     if method not in NEEDS:
         raise ValueError(f"unknown ranking method {method!r} (known: {', '.join(NEEDS)})")
     ranked = rank_glowworms(chosen)
@@ -351,8 +376,12 @@ def rerank(
     atoms = landmark_atoms(setup)
     marks = landmarks(setup, poses, atoms)
     if "population" in NEEDS[method]:
-        everyone = np.concatenate([data.poses for data, _ in chosen.values()])
+        if everyone is None:
+            everyone = np.concatenate([data.poses for data, _ in chosen.values()])
         features["population"] = population(marks, landmarks(setup, everyone, atoms))
+    if "cluster_size" in NEEDS[method]:
+        sizes = cluster_sizes or {}
+        features["cluster_size"] = np.array([sizes.get((r.swarm, r.glowworm), 1) for r in ranked])
     for function in RESCORED:
         if function in NEEDS[method]:
             features[function] = rescore(setup, poses, function)
@@ -360,6 +389,8 @@ def rerank(
         if restraints is None:
             raise SparkledockError(f"ranking {method!r} needs a docking with restraints")
         features["satisfaction"] = satisfaction(setup, poses, restraints, include_passive=True)
+        if "satisfaction_active" in NEEDS[method]:
+            features["satisfaction_active"] = satisfaction(setup, poses, restraints)
     if "paratope" in NEEDS[method]:
         cdrs = setup.config.get("paratope") or []
         if not cdrs:

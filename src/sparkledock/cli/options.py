@@ -138,9 +138,9 @@ def add_rank_options(p: argparse.ArgumentParser, flag: str) -> None:
         + (
             "dfire, by score as LightDock"
             if flag == "--method"
-            else "soft_consensus without restraints; with them, restraints (score and "
-            "restraint satisfaction) under the sparkledock protocol, dfire (by score) under "
-            "lightdock's"
+            else "soft_consensus without restraints; with them, learned (trees fitted on "
+            "training complexes over score, restraint satisfaction, re-scores and cluster "
+            "population) under the sparkledock protocol, dfire (by score) under lightdock's"
         )
         + "; rank_by_scoring.list is always by score)",
     )

@@ -200,7 +200,11 @@ def analyse(
                 kept_ids: dict[int, tuple[GSOOutput, list[int]]] = {}
                 for r in ranking:
                     kept_ids.setdefault(r.swarm, (chosen[r.swarm][0], []))[1].append(r.glowworm)
-                ranking = rerank(setup, kept_ids, options.rank_method, options.diverse, docked_with)
+                everyone = np.concatenate([data.poses for data, _ in chosen.values()])
+                ranking = rerank(
+                    setup, kept_ids, options.rank_method, options.diverse, docked_with,
+                    everyone=everyone, cluster_sizes=population,
+                )  # fmt: skip
     best = ranking[: options.top]
     names = [f"top_{i + 1}.pdb" for i in range(len(best))]
     with stage("models", f"the top {len(best)}") as info:

@@ -30,7 +30,7 @@ MANY_STEPS = 10_000
 #: Normal modes per partner a docking's setup computes (LightDock's default).
 DOCK_MODES = 10
 #: The scoring functions each ranking method re-scores with (beyond the search's).
-RANKING_FUNCTIONS = ("cpydock", "pisa", "dfire_soft", "mj3h", "tobi")
+RANKING_FUNCTIONS = ("cpydock", "pisa", "dfire", "dfire_soft", "mj3h", "tobi")
 
 
 def check_installed(function: object, what: str) -> None:

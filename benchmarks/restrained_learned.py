@@ -1,0 +1,184 @@
+"""Would a ranking learned on training complexes beat the restrained consensus at the top?
+
+Reads the restrained pools ``restrained_pools.py`` wrote (training complexes only) and compares,
+under leave-one-complex-out cross-validation, the shipped ranking (the 40 % filter, then the
+mean of the ranks by score and by restraint satisfaction) with a LightGBM ranker (lambdarank)
+trained on the other complexes' representatives. Features are made comparable across
+complexes by taking each one's percentile rank within its complex (the run's score, DFIRE
+without restraint terms, dfire_soft, MJ3h, restraint satisfaction with and without passive
+residues, cluster size and population); the label is the CAPRI class (0 incorrect, 1
+acceptable, 2 medium, 3 high). A first look for issue 36, on restrained pools (issue 32's
+top-1 lever); nothing here is shipped.
+
+With ``--evaluate POOLS``, the ranker is trained once on every training complex (frozen) and
+applied to other pools (the twenty's), next to the shipped ranking on the same pools.
+
+Usage:
+    python benchmarks/restrained_learned.py /work/runs/polish_train [--seeds 3]
+    python benchmarks/restrained_learned.py /work/runs/polish_train \
+        --evaluate /work/runs/twenty_pools
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from restrained_choice import FILTER_FRACTION, METHODS, acceptable, load, order
+from sparkledock.analysis.ranking import average_ranks
+
+FEATURES = (
+    "score", "dfire", "dfire_soft", "mj3h", "satisfaction", "satisfaction_all", "cluster_size",
+    "population",
+)  # fmt: skip
+TOPS = (1, 5, 10)
+
+
+def capri_label(pool: dict[str, np.ndarray]) -> np.ndarray:
+    """0 incorrect, 1 acceptable, 2 medium, 3 high (CAPRI's thresholds)."""
+    f, i, lr = pool["fnat"], pool["irmsd"], pool["lrmsd"]
+    label = np.zeros(len(f), dtype=int)
+    label[(f >= 0.1) & ((lr <= 10) | (i <= 4))] = 1
+    label[(f >= 0.3) & ((lr <= 5) | (i <= 2))] = 2
+    label[(f >= 0.5) & ((lr <= 1) | (i <= 1))] = 3
+    return label
+
+
+def kept(pool: dict[str, np.ndarray]) -> np.ndarray:
+    """The representatives the filter keeps (all, when none passes), as ``dock`` does."""
+    passed = (pool["satisfaction"] >= FILTER_FRACTION) & (pool["score"] > 0)
+    return np.flatnonzero(passed) if passed.any() else np.arange(len(pool["score"]))
+
+
+def features(pool: dict[str, np.ndarray], index: np.ndarray) -> np.ndarray:
+    """(N, F) percentile ranks within the complex (larger is better for every feature)."""
+    columns = []
+    for name in FEATURES:
+        values = pool[name][index].astype(float)
+        columns.append(average_ranks(values) / max(len(values), 1))
+    return np.column_stack(columns)
+
+
+def first_hit(ok: np.ndarray) -> int | None:
+    hits = np.flatnonzero(ok)
+    return int(hits[0]) + 1 if len(hits) else None
+
+
+def fit(data: dict, names: list[str], seeds: int) -> list:
+    """LightGBM rankers (one per seed) on ``names``' representatives."""
+    import lightgbm as lgb
+
+    x = np.concatenate([data[n][0] for n in names])
+    y = np.concatenate([data[n][1] for n in names])
+    groups = [len(data[n][1]) for n in names]
+    models = []
+    for seed in range(seeds):
+        model = lgb.LGBMRanker(
+            **PARAMS, random_state=seed, deterministic=True, force_row_wise=True, verbose=-1
+        )
+        model.fit(x, y, group=groups)
+        models.append(model)
+    return models
+
+
+def compare(pool: dict[str, np.ndarray], entry: tuple, models: list) -> tuple:
+    """First acceptable rank under the shipped ranking and under the models' mean score."""
+    x, _, index = entry
+    score = sum(model.predict(x) for model in models)
+    ok_pool = acceptable(pool)
+    ranked = order(pool, METHODS["score+sat"])
+    by_model = index[np.lexsort((np.arange(len(score)), -score))]
+    return first_hit(ok_pool[ranked]), first_hit(ok_pool[by_model])
+
+
+#: LightGBM's parameters (chosen before any evaluation; nothing was tuned on the twenty).
+PARAMS = {
+    "n_estimators": 200, "learning_rate": 0.05, "num_leaves": 15, "min_child_samples": 20,
+    "subsample": 0.8, "subsample_freq": 1, "colsample_bytree": 0.8,
+}  # fmt: skip
+
+
+def export(path: Path, data: dict, names: list[str], seeds: int) -> None:
+    """The ranker fitted on every training pool, as ``sparkledock.analysis.learned`` reads
+    it: the trees as flat arrays, the features (as the package names them), the training
+    complexes, parameters and seeds, and LightGBM's own predictions of a few rows (the
+    package's inference is tested against them)."""
+    import json
+
+    import lightgbm
+
+    from sparkledock.analysis.learned import FEATURES as PACKAGE_FEATURES
+    from sparkledock.analysis.learned import trees_from_lightgbm
+
+    models = fit(data, names, seeds)
+    rng = np.random.default_rng(0)
+    rows = np.concatenate([data[n][0] for n in names])
+    check = rows[rng.choice(len(rows), 64, replace=False)]
+    record = {
+        "what": "restrained ranking learned on training complexes (LightGBM lambdarank)",
+        "command": "python benchmarks/restrained_learned.py POOLS --export PATH",
+        "lightgbm": lightgbm.__version__,
+        "features": list(PACKAGE_FEATURES),
+        "training_complexes": names,
+        "params": PARAMS,
+        "seeds": list(range(seeds)),
+        "label": "CAPRI class: 0 incorrect, 1 acceptable, 2 medium, 3 high",
+        "check": {
+            "rows": check.tolist(),
+            "predictions": sum(m.predict(check) for m in models).tolist(),
+        },
+        "trees": trees_from_lightgbm([m.booster_.dump_model() for m in models]),
+    }
+    path.write_text(json.dumps(record, separators=(",", ":")) + "\n")
+    print(f"wrote {path} ({path.stat().st_size / 1024:.0f} KiB, {len(names)} complexes)")
+
+
+def prepared(pools: dict) -> dict:
+    data = {}
+    for name, pool in pools.items():
+        index = kept(pool)
+        data[name] = (features(pool, index), capri_label(pool)[index], index)
+    return data
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("pools", type=Path)
+    p.add_argument("--seeds", type=int, default=3, help="LightGBM seeds averaged per fold")
+    p.add_argument("--evaluate", type=Path, help="pools to apply the frozen ranker to")
+    p.add_argument("--export", type=Path, help="write the ranker fitted on every pool here")
+    args = p.parse_args(argv)
+
+    pools = load(args.pools)
+    data = prepared(pools)
+    if args.export:
+        export(args.export, data, list(pools), args.seeds)
+        return
+    shipped, learned = {}, {}
+    if args.evaluate:
+        models = fit(data, list(pools), args.seeds)
+        pools = load(args.evaluate)
+        data = prepared(pools)
+        for name in pools:
+            shipped[name], learned[name] = compare(pools[name], data[name], models)
+        print(f"frozen on {len(models)} seeds of the training pools; {len(pools)} complexes\n")
+    else:
+        for held in pools:
+            models = fit(data, [n for n in pools if n != held], args.seeds)
+            shipped[held], learned[held] = compare(pools[held], data[held], models)
+        print(f"{len(pools)} training complexes (leave one complex out)\n")
+    print("| complex | first acceptable: shipped | learned |")
+    print("|---|---|---|")
+    for name in pools:
+        print(f"| {name} | {shipped[name] or '–'} | {learned[name] or '–'} |")
+    print("\n| ranking | top 1 / 5 / 10 | MRR |\n|---|---|---|")
+    for label, ranks in (("shipped (score + satisfaction)", shipped), ("learned", learned)):
+        tops = [sum(1 for r in ranks.values() if r is not None and r <= n) for n in TOPS]
+        mrr = np.mean([1 / r if r else 0.0 for r in ranks.values()])
+        print(f"| {label} | {' / '.join(map(str, tops))} | {mrr:.3f} |")
+
+
+if __name__ == "__main__":
+    main()
