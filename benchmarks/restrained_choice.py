@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sparkledock.analysis.ranking import ranks, tied_ranks
+from sparkledock.analysis.ranks import ranks, tied_ranks
 from sparkledock.preparation.swarms import covering
 
 FILTER_FRACTION = 0.4

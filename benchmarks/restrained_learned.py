@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from restrained_choice import FILTER_FRACTION, METHODS, acceptable, load, order
-from sparkledock.analysis.ranking import average_ranks
+from sparkledock.analysis.ranks import average_ranks
 
 FEATURES = (
     "score", "dfire", "dfire_soft", "mj3h", "satisfaction", "satisfaction_all", "cluster_size",

@@ -272,7 +272,7 @@ def test_restraints_ranking_is_the_mean_of_score_and_satisfaction_ranks():
 def test_average_ranks_equal_scipys():
     from scipy.stats import rankdata
 
-    from sparkledock.analysis.ranking import average_ranks
+    from sparkledock.analysis.ranks import average_ranks
 
     rng = np.random.default_rng(3)
     for values in (rng.integers(0, 5, 50).astype(float), rng.random(30), np.ones(4), []):

@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from .ranks import average_ranks
+
 #: The features, in the model's column order (names as the ranking's feature dict holds them).
 FEATURES = (
     "score", "dfire", "dfire_soft", "mj3h", "satisfaction_active", "satisfaction",
@@ -108,8 +110,6 @@ def shipped_model() -> tuple[Trees, dict[str, Any]]:
 
 def percentiles(values: np.ndarray) -> np.ndarray:
     """Each value's rank within the docking over the count (ties share their mean rank)."""
-    from .ranking import average_ranks
-
     values = np.asarray(values, dtype=np.float64)
     return average_ranks(values) / max(len(values), 1)
 
