@@ -176,29 +176,30 @@ def _own(options: DockOptions, pair: Pair) -> DockOptions:
     return with_defaults(options, bool(pair.restraints))
 
 
-def _check(pair: Pair, out: Path, options: DockOptions, force: bool) -> str | None:
-    """Why ``pair`` cannot be docked, checked before any work (None: it can): its row, its
-    inputs and options as ``dock`` checks them, and its folder's binding to its inputs (a
-    pair whose inputs or options changed since its folder was docked is refused, unless
-    ``force``, which removes that docking's files)."""
+def _check(pair: Pair, out: Path, options: DockOptions, force: bool) -> tuple[str | None, str]:
+    """Why ``pair`` cannot be docked, checked before any work (None: it can), and its
+    docking's key: its row, its inputs and options as ``dock`` checks them, and its folder's
+    binding to its inputs (a pair whose inputs or options changed since its folder was docked
+    is refused, unless ``force``, which removes that docking's files)."""
     if pair.problem is not None:
-        return pair.problem
+        return pair.problem, ""
     own = _own(options, pair)
     try:
         check_docking(pair.receptor, pair.ligand, pair.restraints, pair.reference, own)
         read_partners(pair.receptor, pair.ligand, pair.restraints, dock_setup_options(own))
         key = dock_key(pair.receptor, pair.ligand, pair.restraints, own)
     except SparkledockError as exc:
-        return str(exc)
+        return str(exc), ""
     folder = out / pair.name
     record = read_record(folder) if folder.is_dir() else {}
     if record and record.get("key") != key:
         if not force:
-            return (
+            why = (
                 f"its inputs or options changed since {folder} was docked (--force docks it afresh)"
             )
+            return why, key
         remove_paths(own_outputs(folder))
-    return None
+    return None, key
 
 
 def _screen(
@@ -214,10 +215,11 @@ def _screen(
     stage = runrec.stage if rank == 0 else untimed
     refused: list[tuple[str, str] | None] = [None] * len(pairs)  # by row (names may repeat)
     with stage("check", f"{len(pairs)} pairs") as info:
-        problems = [_check(p, out, options, force) if rank == 0 else None for p in pairs]
+        checked = [_check(p, out, options, force) if rank == 0 else (None, "") for p in pairs]
         if comm is not None:
-            problems = comm.bcast(problems, root=0)
-        for i, (pair, problem) in enumerate(zip(pairs, problems, strict=True)):
+            checked = comm.bcast(checked, root=0)
+        keys = {p.name: key for p, (problem, key) in zip(pairs, checked, strict=True) if key}
+        for i, (pair, (problem, _)) in enumerate(zip(pairs, checked, strict=True)):
             if problem is not None:
                 refused[i] = ("refused", problem)
                 LOGGER.warning(f"pair {pair.name}: refused: {problem}")
@@ -225,7 +227,7 @@ def _screen(
         info["summary"] = f"{len(good)} of {len(pairs)} pairs can be docked"
     outcome: dict[str, tuple[str, str]] = {}  # the checked pairs' (their names are unique)
     with stage("setups", f"{len(good)} pairs"):
-        failed = _setups(good, out, options, comm, rank, size)
+        failed = _setups(good, keys, out, options, comm, rank, size)
         outcome.update({name: ("failed", why) for name, why in failed.items()})
     good = [p for p in good if p.name not in outcome]
     setups = [out / p.name / "setup" for p in good]
@@ -308,10 +310,17 @@ def _write_outcomes(out: Path, pairs: list[Pair], outcomes: list[tuple[str, str]
 
 
 def _setups(
-    pairs: list[Pair], out: Path, options: DockOptions, comm: Any, rank: int, size: int
+    pairs: list[Pair],
+    keys: dict[str, str],
+    out: Path,
+    options: DockOptions,
+    comm: Any,
+    rank: int,
+    size: int,
 ) -> dict[str, str]:
     """Every pair's setup (shared out round-robin), its folder bound to its inputs and
-    options; returns the pairs whose setup failed, with why (every rank gets them all)."""
+    options by its docking's key (``keys``, by pair, from the check); returns the pairs
+    whose setup failed, with why (every rank gets them all)."""
     failed: dict[str, str] = {}
     for i, pair in enumerate(pairs):  # setups, shared out round-robin
         folder = out / pair.name
@@ -320,8 +329,7 @@ def _setups(
         own = _own(options, pair)
         try:
             prepare_dock_setup(pair.receptor, pair.ligand, folder, pair.restraints, own)
-            key = dock_key(pair.receptor, pair.ligand, pair.restraints, own)
-            write_record(folder, key, "setup")
+            write_record(folder, keys[pair.name], "setup")
         except SparkledockError as exc:
             failed[pair.name] = str(exc)
             LOGGER.warning(f"pair {pair.name}: setup failed: {exc}")

@@ -37,9 +37,8 @@ def check_fields(options: Any, what: str) -> None:
     hints = typing.get_type_hints(type(options))
     for f in fields(options):
         hint = hints.get(f.name)
-        kinds = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
-        if typing.get_origin(hint) is typing.Union:
-            kinds = typing.get_args(hint)
+        union = typing.get_origin(hint) in (typing.Union, types.UnionType)
+        kinds = typing.get_args(hint) if union else (hint,)
         value = getattr(options, f.name)
         verdicts = [_accepts(k, value) for k in kinds]
         if any(v is None for v in verdicts) or any(verdicts):

@@ -120,6 +120,16 @@ def read_dock_result(folder: str | os.PathLike[str]) -> DockResult:
     return DockResult(folder, models, files, timings, record)
 
 
+def _engine(value: Any) -> Any:
+    """An engine given by name (``"torch"``, ``"numba"``, ``"auto"``) resolved; anything else
+    as it is (the type check names a wrong one)."""
+    if isinstance(value, str):
+        from .backend import resolve_engine
+
+        return resolve_engine(value)
+    return value
+
+
 def _split(options: dict[str, Any], kind: type, what: str) -> Any:
     """``kind``'s options from keyword arguments, each checked against its field's type (an
     ``engine`` may be given by name: ``"torch"``, ``"numba"``, ``"auto"``)."""
@@ -131,10 +141,8 @@ def _split(options: dict[str, Any], kind: type, what: str) -> Any:
         raise SparkledockError(
             f"{what}: unknown option(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})"
         )
-    if isinstance(options.get("engine"), str):
-        from .backend import resolve_engine
-
-        options = {**options, "engine": resolve_engine(options["engine"])}
+    if "engine" in options:
+        options = {**options, "engine": _engine(options["engine"])}
     chosen = kind(**options)
     check_fields(chosen, what)
     return chosen
@@ -275,11 +283,7 @@ def execute(
 
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise SparkledockError(f"run: steps must be an integer of at least 1, got {steps!r}")
-    if isinstance(engine, str):
-        from .backend import resolve_engine
-
-        engine = resolve_engine(engine)
-    engine = engine if engine is not None else Engine()
+    engine = _engine(engine) or Engine()
     path = Path(getattr(setup_folder, "path", setup_folder))  # (a folder, or a loaded setup)
     root = path if path.is_dir() else path.parent
     if not SetupDir(root).setup_json.is_file():
@@ -351,11 +355,8 @@ def evaluate(
         SparkledockError: swapped arguments, or a file that cannot be evaluated.
     """
     from .analysis.evaluate import evaluate as evaluate_model
-    from .analysis.evaluate import looks_swapped
+    from .analysis.evaluate import refuse_swapped
 
-    if looks_swapped(reference, model):
-        raise SparkledockError(
-            f"evaluate: {reference} is a sparkledock model and {model} is not: the reference "
-            "comes first (evaluate(REFERENCE, MODEL), as on the command line)"
-        )
+    order = "the reference comes first (evaluate(REFERENCE, MODEL), as on the command line)"
+    refuse_swapped(reference, model, order)
     return evaluate_model(model, reference, receptor_chains)

@@ -112,9 +112,15 @@ def is_sparkledock_model(path: str | os.PathLike[str]) -> bool:
         return False
 
 
-def looks_swapped(reference: str | os.PathLike[str], model: str | os.PathLike[str]) -> bool:
-    """A reference that is a sparkledock model while the model is not: arguments swapped."""
-    return is_sparkledock_model(reference) and not is_sparkledock_model(model)
+def refuse_swapped(
+    reference: str | os.PathLike[str], model: str | os.PathLike[str], order: str
+) -> None:
+    """Refuse a reference that is a sparkledock model while the model is not (the arguments
+    swapped); ``order`` says the caller's argument order."""
+    if is_sparkledock_model(reference) and not is_sparkledock_model(model):
+        raise SparkledockError(
+            f"evaluate: {reference} is a sparkledock model and {model} is not: {order}"
+        )
 
 
 def dockq_package(

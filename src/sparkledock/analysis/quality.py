@@ -136,9 +136,9 @@ def quality_reference(setup: DockingSetup, reference: str | os.PathLike[str]) ->
     return reference_of(complex_atoms(setup), len(setup.receptor.atoms), reference)
 
 
-def _chain_order(atoms: Atoms, part: np.ndarray) -> list[str]:
-    chains = atoms.chain[part].astype(str)
-    return list(dict.fromkeys(chains.tolist()))
+def _chains(atoms: Atoms) -> list[str]:
+    """The chain ids, in order of first appearance."""
+    return list(dict.fromkeys(atoms.chain.astype(str).tolist()))
 
 
 def _native_chains(
@@ -147,8 +147,8 @@ def _native_chains(
     """Per partner, (model chain, native chain) pairs: by id where the reference has the
     model's chain; a chain without one (a ligand chain the models renamed) takes the
     reference chain left over whose sequence it matches best."""
-    natives = list(dict.fromkeys(native.chain.astype(str).tolist()))
-    wanted = [_chain_order(model, part) for part in parts]
+    natives = _chains(native)
+    wanted = [_chains(model.select(part)) for part in parts]
     used = {c for chains in wanted for c in chains if c in natives}
     left = [c for c in natives if c not in used]
     out = []
@@ -178,17 +178,15 @@ def _identity(a: str, b: str) -> int:
     return len(_aligned(a, b)[0]) if a and b else 0
 
 
-def reference_of(
-    model: Atoms, n_rec: int, reference: str | os.PathLike[str] | Atoms, name: str = ""
-) -> QualityReference:
+def reference_of(model: Atoms, n_rec: int, reference: str | os.PathLike[str]) -> QualityReference:
     """A :class:`QualityReference` for complexes whose atoms are ``model``'s (the receptor's
     ``n_rec`` first, then the ligand's; each partner one chain or several) against a
-    reference complex (a file, or its atoms). Each partner's chains are matched to the
+    reference complex file. Each partner's chains are matched to the
     reference's (:func:`_native_chains`) and their residues by DockQ's alignment, chain by
     chain; a partner of several chains counts as one (its contacts, interface and
     superposition over all its chains), as DockQ does for merged chains."""
-    source = name or str(reference)
-    native = read_structure(reference) if not isinstance(reference, Atoms) else reference
+    source = str(reference)
+    native = read_structure(reference)
     native = native.select(~native.hetero & ~hydrogen_mask(native))
     parts = [np.arange(n_rec), np.arange(n_rec, len(model))]
     mapping = _native_chains(model, parts, native, source)
@@ -329,7 +327,7 @@ def file_quality(
     """
     atoms = read_structure(model)
     atoms = atoms.select(~atoms.hetero & ~hydrogen_mask(atoms))
-    chains = list(dict.fromkeys(atoms.chain.astype(str).tolist()))
+    chains = _chains(atoms)
     if receptor_chains is None:
         if len(chains) != 2:
             raise InputFileError(

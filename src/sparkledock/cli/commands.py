@@ -197,15 +197,12 @@ def cmd_top(args: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from ..analysis.evaluate import evaluate, looks_swapped
+    from ..analysis.evaluate import evaluate, refuse_swapped
 
     chains = args.receptor_chains.split(",") if args.receptor_chains else None
-    swapped = [m for m in args.models if looks_swapped(args.reference, m)]
-    if swapped:
-        raise SparkledockError(
-            f"evaluate: {args.reference} is a sparkledock model and {swapped[0]} is not: give "
-            "the reference first (sparkledock evaluate REFERENCE MODELS...)"
-        )
+    for model in args.models:  # (all checked before any is evaluated)
+        order = "give the reference first (sparkledock evaluate REFERENCE MODELS...)"
+        refuse_swapped(args.reference, model, order)
     print("model,DockQ,fnat,iRMSD,LRMSD,CAPRI")
     for model in args.models:
         q = evaluate(model, args.reference, chains)
@@ -234,9 +231,11 @@ def cmd_dock(args: argparse.Namespace) -> int:
             raise SparkledockError(
                 f"--example docks the bundled 2X9A files; it takes no {given[0]} (drop one)"
             )
-        ex = example_dir()
-        receptor, ligand = ex / "2X9A_r_u.pdb", ex / "2X9A_l_u.pdb"
-        restraints, reference = SetupDir(ex).restraints, ex / "2X9A_target.pdb"
+        from ..workflow import example_files
+
+        files = example_files()
+        receptor, ligand = files["receptor"], files["ligand"]
+        restraints, reference = files["restraints"], files["reference"]
         options = dock_options(args, steps=60, glowworms=100, swarms=20, top=5)
         out = args.output or "sparkledock_example"
     else:

@@ -22,13 +22,12 @@ from ..engine.spec import FAST_MODES, SAVE_EVERY
 from ..errors import SparkledockError, SparkledockWarning
 from ..fileutil import check_input_file
 from ..molecule.structure import read_structure
+from ..preparation.prepare import SetupOptions, pose_size
 from ..scoring import check_molecules, get_scoring
 from .options import DockOptions, check_options
 
 #: Runs longer than this are told what their snapshots cost.
 MANY_STEPS = 10_000
-#: Normal modes per partner a docking's setup computes (LightDock's default).
-DOCK_MODES = 10
 #: The scoring functions each ranking method re-scores with (beyond the search's).
 RANKING_FUNCTIONS = ("cpydock", "pisa", "dfire", "dfire_soft", "mj3h", "tobi")
 
@@ -108,10 +107,10 @@ def check_docking(
             check_input_file(path, what)
     check_scoring(options)
     functions = check_ranking(options, restraints is not None)
-    pose_size = 7 + (2 * DOCK_MODES if options.anm else 0)
+    size = pose_size(SetupOptions(anm=bool(options.anm)))  # (a docking's setup: default modes)
     if options.steps > MANY_STEPS:
         snapshots = options.steps // SAVE_EVERY + 1
-        each = options.glowworms * (pose_size + 5) * 14  # (about 14 bytes a number)
+        each = options.glowworms * (size + 5) * 14  # (about 14 bytes a number)
         warnings.warn(
             f"--steps {options.steps}: each swarm writes a gso snapshot every {SAVE_EVERY} "
             f"steps, {snapshots:,} files of about {human_size(each)} "
@@ -120,7 +119,7 @@ def check_docking(
             stacklevel=2,
         )
     require_memory(
-        swarm_bytes(options.glowworms, pose_size), f"a swarm of {options.glowworms} glowworms"
+        swarm_bytes(options.glowworms, size), f"a swarm of {options.glowworms} glowworms"
     )
     if functions:  # what the ranking scores must be able to type both partners
         for what in ("receptor", "ligand"):

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..analysis.ranking import DFIRE_SEARCH, NEEDS, default_method
 from ..backend import Engine
+from ..engine.driver import check_stop_tolerance
 from ..engine.spec import SCORING_MODES
 from ..errors import SparkledockError
 from ..preparation.prepare import MAX_LENGTH_A
@@ -125,12 +126,13 @@ def check_options(options: DockOptions) -> None:
     if sum((options.membrane, options.transmembrane, options.paratope)) > 1:
         raise SparkledockError("--membrane, --transmembrane and --paratope: give one of them")
     protocol_spacing(options.protocol, True)  # (refuses an unknown protocol)
-    for name, most in (("swarm_spacing", MAX_LENGTH_A), ("stop_tolerance", None)):
-        value = getattr(options, name)
-        if value is not None and not (0 <= value < float("inf") and value <= (most or value)):
-            flag = "--" + name.replace("_", "-")
-            top = f" up to {most:g}" if most else ""
-            raise SparkledockError(f"{flag} must be 0 or a positive number{top}, got {value}")
+    spacing = options.swarm_spacing
+    if spacing is not None and not 0 <= spacing <= MAX_LENGTH_A:
+        raise SparkledockError(
+            f"--swarm-spacing must be 0 or a positive number up to {MAX_LENGTH_A:g}, got {spacing}"
+        )
+    if options.stop_tolerance is not None:
+        check_stop_tolerance(options.stop_tolerance)
     if options.scoring_mode is not None and options.scoring_mode not in SCORING_MODES:
         known = ", ".join(SCORING_MODES)
         raise SparkledockError(
