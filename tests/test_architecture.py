@@ -12,7 +12,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "sparkledock"
 
 #: The layers, lowest first: each holds top-level modules or packages of ``sparkledock``.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "seeds", "typecheck", "version"),  # leaves
+    ("errors", "seeds", "schema", "version"),  # leaves
     ("fileutil", "backend"),  # files, and where the work runs
     ("molecule",),  # atoms, normal modes, restraints, poses, the docking system
     ("io",),  # file formats

@@ -133,7 +133,7 @@ def _engine(value: Any) -> Any:
 def _split(options: dict[str, Any], kind: type, what: str) -> Any:
     """``kind``'s options from keyword arguments, each checked against its field's type (an
     ``engine`` may be given by name: ``"torch"``, ``"numba"``, ``"auto"``)."""
-    from .typecheck import check_fields
+    from .schema import check_fields
 
     known = {f.name for f in fields(kind)}
     unknown = sorted(set(options) - known)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..backend import BACKENDS, PRECISIONS, Engine, resolve_engine
+from ..schema import at_least as at_least  # (re-exported: the parsers' integer type)
 from ..scoring import SCORING_FUNCTIONS
 
 if TYPE_CHECKING:
@@ -59,23 +60,6 @@ def add_scoring_option(p: argparse.ArgumentParser, what: str) -> None:
     )
 
 
-def add_scoring_mode_option(p: argparse.ArgumentParser, docking: bool = False) -> None:
-    """--scoring-mode (run; dock and screen, whose default follows the restraints)."""
-    default = (
-        "default: fast for a DFIRE docking without restraints, exact otherwise"
-        if docking
-        else "default: exact"
-    )
-    p.add_argument(
-        "--scoring-mode",
-        default=None if docking else "exact",
-        choices=("exact", "fast", "fast-flex"),
-        help="exact: every score exact; fast: the search scores with DFIRE's field on a grid "
-        "(numba or torch), the final glowworms are re-scored exactly; fast-flex: fast, with the "
-        f"receptor's normal modes as a local shift of the ligand ({default})",
-    )
-
-
 def add_logging_options(p: argparse.ArgumentParser) -> None:
     """--quiet, --verbose and --log-file (read by :func:`main`)."""
     p.add_argument("--quiet", action="store_true", help="warnings and errors only, no progress")
@@ -83,133 +67,72 @@ def add_logging_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-file", metavar="FILE", help="also write every message, timed, here")
 
 
-def add_protocol_options(p: argparse.ArgumentParser, top_help: str) -> None:
-    """The docking protocol's options that ``dock`` and ``screen`` share (read by
-    :func:`dock_options`), plus threads, quiet and the engine."""
-    # (None: not given, so DockOptions' default, or the example's, applies)
-    p.add_argument("--steps", type=int, default=None, help="GSO steps (100)")
-    p.add_argument("-g", "--glowworms", type=int, default=None, help="glowworms per swarm (200)")
-    p.add_argument("-s", "--swarms", type=int, default=None, help="default: LightDock's rule")
-    p.add_argument("--top", type=int, default=None, help=top_help)
-    p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
+def add_fields(
+    p: argparse.ArgumentParser,
+    kind: type,
+    names: Sequence[str] | None = None,
+    *,
+    given_only: bool = True,
+    defaults: dict[str, Any] | None = None,
+) -> None:
+    """Options for the fields of dataclass ``kind`` that have a command-line spelling
+    (:func:`sparkledock.schema.option`; ``names``: those only), in field order, each with its
+    field's name as ``dest`` and its default in its help. ``given_only``: an option not given
+    is None, so that the dataclass's default (or the protocol's) applies; otherwise argparse's
+    default is the field's (or ``defaults``' where it names the field: a stage's own)."""
+    from dataclasses import MISSING, fields
+
+    from ..schema import CLI
+
+    defaults = defaults or {}
+    groups: dict[str, Any] = {}
+    for f in fields(kind):
+        spec = f.metadata.get(CLI)
+        if spec is None or (names is not None and f.name not in names):
+            continue
+        kwargs = dict(spec.kwargs)
+        default = defaults.get(f.name, None if f.default is MISSING else f.default)
+        switch = kwargs.get("action") in ("store_true", "store_const")
+        if f.name in defaults or spec.default_text is None:
+            shown = None if switch or default is None or default is False else default
+        else:
+            shown = spec.default_text
+        text = spec.help + (f" (default: {shown})" if shown is not None else "")
+        into = p
+        if spec.group is not None:
+            if spec.group not in groups:
+                groups[spec.group] = p.add_mutually_exclusive_group()
+            into = groups[spec.group]
+        into.add_argument(
+            *spec.flags,
+            dest=f.name,
+            default=None if given_only and f.name not in defaults else default,
+            help=text,
+            **kwargs,
+        )
+
+
+def add_docking_options(p: argparse.ArgumentParser) -> None:
+    """Every :class:`~sparkledock.docking.DockOptions` option (``dock`` and ``screen``): its
+    fields' flags, the engine's and the logging options."""
+    from ..docking import DockOptions
+
+    add_fields(p, DockOptions)
     add_logging_options(p)
-    add_scoring_option(p, "scoring function of the search")
-    add_scoring_mode_option(p, docking=True)
-    add_spacing_options(p)
-    add_stop_option(p, "default: the protocol's")
     add_engine_options(p)
 
 
-def at_least(least: int):
-    """An argparse type: an integer no smaller than ``least`` (argparse reports the rest)."""
+def add_rank_options(p: argparse.ArgumentParser) -> None:
+    """``rank``'s ranking method (``--method``; ``dock``'s ``--rank-method``, by score unless
+    told) and the diversity switch."""
+    from ..docking import DockOptions
+    from ..schema import flag_of
 
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-        if value < least:
-            raise argparse.ArgumentTypeError(f"must be at least {least}, got {value}")
-        return value
-
-    parse.__name__ = f"integer >= {least}"
-    return parse
-
-
-def add_modified_option(p: argparse.ArgumentParser) -> None:
-    """--no-map-modified (setup and dock)."""
+    spec = flag_of(DockOptions, "rank_method")
     p.add_argument(
-        "--no-map-modified",
-        action="store_true",
-        help="drop modified residues (MSE, SEP, TPO, PTR, ...) as hetero groups instead of "
-        "reading them as their parent amino acids",
+        "--method", default="dfire", help=f"{spec.help} (default: dfire, by score as LightDock)"
     )
-
-
-def add_rank_options(p: argparse.ArgumentParser, flag: str) -> None:
-    """The ranking method and the diversity switch (``rank --method``, ``dock --rank-method``)."""
-    from ..analysis.ranking import NEEDS
-
-    p.add_argument(
-        flag,
-        dest="method" if flag == "--method" else "rank_method",
-        default="dfire" if flag == "--method" else None,
-        help=f"how to rank the representatives: {', '.join(NEEDS)} (default: "
-        + (
-            "dfire, by score as LightDock"
-            if flag == "--method"
-            else "soft_consensus without restraints; with them, learned (trees fitted on "
-            "training complexes over score, restraint satisfaction, re-scores and cluster "
-            "population) under the sparkledock protocol, dfire (by score) under lightdock's"
-        )
-        + "; rank_by_scoring.list is always by score)",
-    )
-    p.add_argument(
-        "--diverse",
-        action="store_true",
-        help="move representatives within 5 Å ligand RMSD of a better-ranked one back",
-    )
-
-
-def add_spacing_options(p: argparse.ArgumentParser) -> None:
-    """--protocol and --swarm-spacing (setup, dock, screen)."""
-    from ..docking import PROTOCOLS, RESTRAINED_SPACING_A
-
-    p.add_argument(
-        "--protocol",
-        default="sparkledock",
-        choices=PROTOCOLS,
-        help="sparkledock (default): with restraints, swarms cover the restraint patch "
-        f"{RESTRAINED_SPACING_A:g} Å apart, fast search, restraint-aware ranking; lightdock: "
-        "LightDock 0.9.4's protocol (20 swarms per restraint residue, exact search, ranking by "
-        "score)",
-    )
-    p.add_argument(
-        "--swarm-spacing",
-        dest="swarm_spacing",
-        type=float,
-        default=None,
-        metavar="Å",
-        help="with receptor restraints: swarm centres cover the restraint patch this far apart "
-        "(0: LightDock 0.9.4's 20 per restraint residue; default: the protocol's)",
-    )
-
-
-def add_stop_option(p: argparse.ArgumentParser, default_help: str) -> None:
-    """--stop-tolerance (run, dock, screen)."""
-    p.add_argument(
-        "--stop-tolerance",
-        dest="stop_tolerance",
-        type=float,
-        default=0.0 if "every swarm" in default_help else None,
-        metavar="T",
-        help="stop a swarm once its best and mean scores rose by at most T x max(1, |best|) "
-        f"over 10 steps (checked from step 30; {default_help})",
-    )
-
-
-def add_placement_options(p: argparse.ArgumentParser) -> None:
-    """Where swarms go besides restraints (``setup`` and ``dock``): ``--membrane`` /
-    ``--transmembrane`` / ``--paratope``, one at most."""
-    side = p.add_mutually_exclusive_group()
-    side.add_argument(
-        "--membrane",
-        "-membrane",
-        action="store_true",
-        help="swarms only above the receptor's membrane beads (MMB residues)",
-    )
-    side.add_argument(
-        "--transmembrane",
-        "-transmembrane",
-        action="store_true",
-        help="swarms only between the receptor's two membrane layers",
-    )
-    side.add_argument(
-        "--paratope",
-        action="store_true",
-        help="antibody receptor: swarms only on its CDRs (found from its sequence), the ranking "
-        "favouring poses whose antibody contacts are CDR residues",
-    )
+    add_fields(p, DockOptions, ["diverse"])
 
 
 def engine_of(args: argparse.Namespace, exact: bool = False) -> Engine:
@@ -236,7 +159,8 @@ def options_by_name(
     known = {f.name for f in fields(kind)}
     chosen = {(renamed or {}).get(k, k): v for k, v in values.items()}
     chosen = {k: v for k, v in chosen.items() if k in known}
-    chosen["map_modified"] = not values.get("no_map_modified", False)
+    if "no_map_modified" in values:  # (LightDock's spelling: a switch)
+        chosen["map_modified"] = not values["no_map_modified"]
     return chosen
 
 

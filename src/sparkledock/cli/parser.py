@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
+from ..docking.options import DockOptions
+from ..preparation.prepare import SetupOptions
 from ..seeds import DEFAULT_SEED
 from ..version import __version__
-
-if TYPE_CHECKING:
-    pass
-
-#: Poses scored per call when streaming results (and reporting progress).
 from .commands import (
     cmd_cluster,
     cmd_demo,
@@ -30,16 +26,12 @@ from .commands import (
     cmd_top,
 )
 from .options import (
+    add_docking_options,
     add_engine_options,
+    add_fields,
     add_logging_options,
-    add_modified_option,
-    add_placement_options,
-    add_protocol_options,
     add_rank_options,
-    add_scoring_mode_option,
     add_scoring_option,
-    add_spacing_options,
-    add_stop_option,
     at_least,
 )
 
@@ -89,127 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("receptor", help="receptor PDB or mmCIF")
     p.add_argument("ligand", help="ligand PDB or mmCIF")
     add_logging_options(p)
-    p.add_argument("-g", "--glowworms", type=int, default=200, help="glowworms per swarm (200)")
-    p.add_argument(
-        "-s",
-        "--swarms",
-        type=int,
-        default=0,
-        help="number of swarms (default: from the receptor's surface area)",
-    )
-    p.add_argument(
-        "--anm",
-        "-anm",
-        action="store_true",
-        help="use normal modes (off unless given, as in LightDock; dock uses 10 + 10)",
-    )
-    p.add_argument(
-        "--anm-rec", "-anm_rec", dest="anm_rec", type=at_least(0), default=10,
-        help="the receptor's normal modes with --anm (10)",
-    )  # fmt: skip
-    p.add_argument(
-        "--anm-lig", "-anm_lig", dest="anm_lig", type=at_least(0), default=10,
-        help="the ligand's normal modes with --anm (10)",
-    )  # fmt: skip
-    p.add_argument(
-        "--anm-rmsd",
-        dest="anm_rmsd",
-        type=float,
-        default=0.5,
-        help="mean RMSD (Å) of conformers with unit mode extents (0.5); the receptor's only "
-        "when --anm-lig-rmsd is given",
-    )
-    p.add_argument(
-        "--anm-lig-rmsd",
-        "-anm_lig_rmsd",
-        dest="anm_lig_rmsd",
-        type=float,
-        default=None,
-        help="the ligand's mode amplitude (default: --anm-rmsd)",
-    )
-    p.add_argument(
-        "--anm-seed",
-        "-seed_anm",
-        dest="anm_seed",
-        type=int,
-        default=None,
-        help="seed of the modes' amplitudes and starting mode extents (default: --seed)",
-    )
-    p.add_argument(
-        "--surface-density",
-        "-sd",
-        dest="surface_density",
-        type=float,
-        default=50.0,
-        help="Å² of receptor surface per swarm when the count comes from the surface (50)",
-    )
-    p.add_argument(
-        "--fixed-distance",
-        "-fd",
-        dest="fixed_distance",
-        type=float,
-        default=0.0,
-        help="swarm centres this far (Å) from the surface (0: a quarter of the ligand's size)",
-    )
-    p.add_argument(
-        "--swarms-per-restraint",
-        "-spr",
-        dest="swarms_per_restraint",
-        type=at_least(1),
-        default=20,
-        help="swarms per receptor restraint residue (20; with --swarm-spacing, at most)",
-    )
-    add_spacing_options(p)
-    p.add_argument(
-        "--dense-sampling",
-        "--ds",
-        dest="dense_sampling",
-        action="store_true",
-        help="every surface point left after the filters is a swarm (no final clustering)",
-    )
-    p.add_argument(
-        "--flip",
-        "-flip",
-        action="store_true",
-        help="with restraints on both partners, turn half the starting ligands by 180°",
-    )
-    p.add_argument(
-        "--lightdock-poses",
-        dest="lightdock_poses",
-        action="store_true",
-        help="draw starting poses as LightDock does (one generator over all swarms), so the "
-        "setup's files equal LightDock 0.9.4's; default: one generator per swarm",
-    )
-    p.add_argument(
-        "--starting-positions",
-        "-sp",
-        dest="starting",
-        action="store_true",
-        help="also write each swarm's starting poses as PDB and BILD files in init/",
-    )
-    add_placement_options(p)
-    p.add_argument(
-        "--swarm-radius",
-        "-sr",
-        dest="swarm_radius",
-        type=float,
-        default=10.0,
-        help="radius (Å) of the ball of starting translations around a swarm centre (10)",
-    )
+    add_fields(p, SetupOptions, given_only=False)
+    add_fields(p, DockOptions, ["protocol", "swarm_spacing"], given_only=False)
     p.add_argument("-r", "--restraints", "-rst", help="LightDock restraints or HADDOCK .tbl")
-    p.add_argument("--noxt", "-noxt", action="store_true", help="drop OXT atoms")
-    p.add_argument("--noh", "-noh", action="store_true", help="drop hydrogens")
-    p.add_argument("--now", "-now", action="store_true", help="drop waters")
-    p.add_argument(
-        "--seed", type=int, default=DEFAULT_SEED, help=f"seed for modes and poses ({DEFAULT_SEED})"
-    )
-    p.add_argument(
-        "--skip-unknown",
-        action="store_true",
-        help="drop atoms the scoring function has no type for instead of failing",
-    )
-    add_scoring_option(p, "the function the setup is for (only atoms it can type are kept)")
-    add_modified_option(p)
     p.add_argument("-o", "--output", default=".", help="setup directory (default: here)")
     p.add_argument(
         "--force", action="store_true", help="replace a setup already in the folder (its files)"
@@ -228,7 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="which swarms to run, by id (default: all)",
     )
     add_scoring_option(p, "scoring function of the search")
-    add_scoring_mode_option(p)
+    add_fields(
+        p, DockOptions, ["scoring_mode"], given_only=False, defaults={"scoring_mode": "exact"}
+    )
     p.add_argument(
         "--seed", type=int, default=DEFAULT_SEED, help=f"GSO seed (default: {DEFAULT_SEED})"
     )
@@ -267,7 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="every step, minimise each swarm's best glowworm (LightDock's -min: Powell, "
         "5 iterations)",
     )
-    add_stop_option(p, "0: every swarm runs every step")
+    add_fields(
+        p, DockOptions, ["stop_tolerance"], given_only=False, defaults={"stop_tolerance": 0.0}
+    )
     add_engine_options(p)
     p.set_defaults(func=cmd_run)
 
@@ -290,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("swarms", type=at_least(1), help="number of swarms (0..N-1)")
     p.add_argument("step", type=at_least(0), help="which gso_<step>.out to rank")
     p.add_argument("--ignore-clusters", action="store_true", help="rank every glowworm")
-    add_rank_options(p, "--method")
+    add_rank_options(p)
     p.set_defaults(func=cmd_rank)
 
     p = sub.add_parser("filter", help="keep ranked solutions that satisfy restraints")
@@ -347,17 +225,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--output",
         help="output folder (default: sparkledock_out; refused if it holds other files)",
     )
-    add_protocol_options(p, top_help="models to write (10)")
     p.add_argument("--reference", help="reference complex: adds DockQ and CAPRI class")
-    add_rank_options(p, "--rank-method")
-    p.add_argument(
-        "--refine",
-        action="store_true",
-        help="also minimise the top models with OpenMM (restrained, implicit solvent) into "
-        "refined/, reporting clashes before and after (needs sparkledock[refine])",
-    )
-    add_placement_options(p)
-    add_modified_option(p)
+    add_docking_options(p)
     p.add_argument(
         "--force",
         action="store_true",
@@ -379,8 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
         "pair's bound complex: its models are evaluated, as dock --reference)",
     )
     p.add_argument("-o", "--output", required=True, help="output folder (resumes if it exists)")
-    add_protocol_options(p, top_help="models per pair (10)")
-    add_rank_options(p, "--rank-method")
+    add_docking_options(p)
     p.add_argument(
         "--force",
         action="store_true",

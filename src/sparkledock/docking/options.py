@@ -4,8 +4,9 @@ ranking, early stopping)."""
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from ..analysis.ranking import DFIRE_SEARCH, NEEDS, default_method
@@ -13,7 +14,8 @@ from ..backend import Engine
 from ..engine.driver import check_stop_tolerance
 from ..engine.spec import SCORING_MODES
 from ..errors import SparkledockError
-from ..preparation.prepare import MAX_LENGTH_A
+from ..preparation.prepare import MAX_LENGTH_A, SetupOptions
+from ..schema import KEY, OFF, Flag, flag_of, option
 from ..seeds import DEFAULT_SEED, check_seed
 
 FILTER_FRACTION = 0.4
@@ -31,66 +33,121 @@ RESTRAINED_SPACING_A = 8.0
 RESTRAINED_STOP_TOLERANCE = 0.01
 
 
-#: How an option enters a docking's resume key (:func:`~.pipeline.dock_key`): ``always``;
-#: ``unless`` its "off" value (``off`` in the field's metadata; so that folders made before
-#: the option existed keep their keys); absent: it changes no trajectory (what is kept,
-#: shown, ranked or refined), so a folder resumes whatever its value.
-KEY = "key"
+def _setup_flag(name: str) -> Flag | None:
+    """The command-line spelling of a setup option that ``dock`` shares."""
+    return flag_of(SetupOptions, name)
 
 
-def _key(rule: str | None = None, off: Any = None) -> dict[str, Any]:
-    """A :class:`DockOptions` field's metadata: its part in the resume key."""
-    return {KEY: rule, "off": off}
+SCORING_MODE_HELP = (
+    "exact: every score exact; fast: the search scores with DFIRE's field on a grid (numba or "
+    "torch), the final glowworms are re-scored exactly; fast-flex: fast, with the receptor's "
+    "normal modes as a local shift of the ligand"
+)
+RANK_HELP = (
+    f"how to rank the representatives: {', '.join(NEEDS)} (rank_by_scoring.list is always by score)"
+)
 
 
 @dataclass(frozen=True)
 class DockOptions:
-    """What a docking run does (LightDock's protocol by default). Each field says how it
-    enters the resume key (:data:`KEY`): adding an option is one field here."""
+    """What a docking run does: one field per option (:func:`sparkledock.schema.option`), which
+    says how ``dock`` and ``screen`` spell it, how the Python API checks it and how it enters
+    the resume key (``key``: ``always``; ``unless`` its ``off`` value, so that folders made
+    before the option existed keep their keys; none: it changes no trajectory, so a folder
+    resumes whatever its value). Adding an option is one field here."""
 
-    steps: int = field(default=100, metadata=_key("always"))
-    glowworms: int = field(default=200, metadata=_key("always"))
-    swarms: int = field(default=0, metadata=_key("always"))
+    steps: int = option(100, "--steps", help="GSO steps", type=int, key="always")
+    glowworms: int = option(
+        200, "-g", "--glowworms", help="glowworms per swarm", type=int, key="always"
+    )
+    swarms: int = option(
+        0, "-s", "--swarms", help="number of swarms (0: LightDock's rule, from the receptor's "
+        "surface or its restraints)", type=int, key="always",
+    )  # fmt: skip
     #: normal modes (None: unless the scoring function is rigid-only, as MJ3h and TOBI are)
-    anm: bool | None = field(default=None, metadata=_key("always"))
-    top: int = field(default=10, metadata=_key())
-    seed: int = field(default=DEFAULT_SEED, metadata=_key("always"))
-    threads: int | None = field(default=None, metadata=_key())
-    quiet: bool = field(default=False, metadata=_key())
-    #: (in the key as backend and precision: the device changes no result)
-    engine: Engine | None = field(default=None, metadata=_key("always"))
+    anm: bool | None = option(
+        None, "--anm", help="10 + 10 normal modes in the search (--no-anm: rigid)",
+        default_text="on unless the scoring function is rigid-only, as MJ3h and TOBI",
+        action=argparse.BooleanOptionalAction, key="always",
+    )  # fmt: skip
+    top: int = option(10, "--top", help="models to write (per pair for screen)", type=int)
+    seed: int = option(
+        DEFAULT_SEED, "--seed", help="seed of the setup's poses and modes and of the search",
+        type=int, key="always",
+    )  # fmt: skip
+    threads: int | None = option(
+        None, "--threads", help="CPU threads", default_text="all", type=int
+    )
+    #: (``--quiet``, with the logging options)
+    quiet: bool = option(False)
+    #: (``--backend``, ``--device``, ``--precision``; in the key as backend and precision: the
+    #: device changes no result)
+    engine: Engine | None = option(None, key="always")
     #: read modified residues (MSE, SEP, ...) as their parent amino acids
-    map_modified: bool = field(default=True, metadata=_key("always"))
+    map_modified: bool = option(True, like=_setup_flag("map_modified"), key="always")
     #: the scoring function of the search (a name in :data:`sparkledock.scoring.SCORING_FUNCTIONS`)
-    scoring: str = field(default="dfire", metadata=_key("always"))
+    scoring: str = option(
+        "dfire", "--scoring", help="scoring function of the search: a name (see `sparkledock "
+        "scoring list`), a weighted combination such as dfire:1,vdw:0.5, or a LightDock "
+        "scoring file", key="always",
+    )  # fmt: skip
     #: ``exact``, ``fast`` (the search on the fast path, final glowworms re-scored exactly)
     #: or ``fast-flex`` (fast, receptor modes as a local shift); None:
     #: :func:`default_scoring_mode`, by the protocol
-    scoring_mode: str | None = field(default=None, metadata=_key("unless", "exact"))
+    scoring_mode: str | None = option(
+        None, "--scoring-mode", help=SCORING_MODE_HELP,
+        default_text="fast for a DFIRE docking without a membrane under the sparkledock "
+        "protocol, exact otherwise", choices=SCORING_MODES, key="unless", off="exact",
+    )  # fmt: skip
     #: how the representatives are ranked (:data:`sparkledock.analysis.ranking.NEEDS`;
     #: ``dfire``: by score, LightDock's; None: :func:`~sparkledock.analysis.ranking.
     #: default_method`, by the protocol and the presence of restraints), and whether
     #: near-duplicates move back
-    rank_method: str | None = field(default=None, metadata=_key())
-    diverse: bool = field(default=False, metadata=_key())
+    rank_method: str | None = option(
+        None, "--rank-method", help=RANK_HELP,
+        default_text="soft_consensus without restraints; with them, learned (trees fitted on "
+        "training complexes over score, restraint satisfaction, re-scores and cluster "
+        "population) under the sparkledock protocol, dfire (by score) under lightdock's",
+    )  # fmt: skip
+    diverse: bool = option(
+        False, "--diverse", help="move representatives within 5 Å ligand RMSD of a "
+        "better-ranked one back", action="store_true",
+    )  # fmt: skip
     #: swarms only above the receptor's membrane beads, or between its two layers
-    membrane: bool = field(default=False, metadata=_key("unless", False))
-    transmembrane: bool = field(default=False, metadata=_key("unless", False))
+    membrane: bool = option(False, like=_setup_flag("membrane"), key="unless", off=False)
+    transmembrane: bool = option(False, like=_setup_flag("transmembrane"), key="unless", off=False)
     #: an antibody receptor: swarms only on its CDRs (:mod:`sparkledock.preparation.paratope`)
-    paratope: bool = field(default=False, metadata=_key("unless", False))
+    paratope: bool = option(False, like=_setup_flag("paratope"), key="unless", off=False)
     #: refine the top models with OpenMM (restrained minimisation;
     #: :mod:`sparkledock.analysis.refine`)
-    refine: bool = field(default=False, metadata=_key())
+    refine: bool = option(
+        False, "--refine", help="also minimise the top models with OpenMM (restrained, "
+        "implicit solvent) into refined/, reporting clashes before and after (needs "
+        "sparkledock[refine])", action="store_true",
+    )  # fmt: skip
     #: :data:`PROTOCOLS`: the defaults of the options left None (placement, search, ranking);
     #: always in the key: a folder made before protocols existed never resumes under a new
     #: default
-    protocol: str = field(default="sparkledock", metadata=_key("always"))
+    protocol: str = option(
+        "sparkledock", "--protocol", help="sparkledock: with restraints, swarms cover the "
+        f"restraint patch {RESTRAINED_SPACING_A:g} Å apart, fast search, learned ranking; "
+        "lightdock: LightDock 0.9.4's protocol (20 swarms per restraint residue, exact "
+        "search, ranking by score)", choices=PROTOCOLS, key="always",
+    )  # fmt: skip
     #: with restraints, the spacing (Å) of the restraint-focused swarm rule (0: LightDock
     #: 0.9.4's 20 swarms per restraint residue; None: the protocol's)
-    swarm_spacing: float | None = field(default=None, metadata=_key("always"))
+    swarm_spacing: float | None = option(
+        None, "--swarm-spacing", help="with receptor restraints: swarm centres cover the "
+        "restraint patch this far apart (0: LightDock 0.9.4's 20 per restraint residue)",
+        default_text="the protocol's", type=float, metavar="Å", key="always",
+    )  # fmt: skip
     #: early stopping of converged swarms (:func:`sparkledock.engine.spec.converged`; 0:
     #: every swarm runs every step; None: the protocol's)
-    stop_tolerance: float | None = field(default=None, metadata=_key("always"))
+    stop_tolerance: float | None = option(
+        None, "--stop-tolerance", help="stop a swarm once its best and mean scores rose by at "
+        "most T x max(1, |best|) over 10 steps (checked from step 30; 0: every swarm runs "
+        "every step)", default_text="the protocol's", type=float, metavar="T", key="always",
+    )  # fmt: skip
 
 
 def key_options(options: DockOptions) -> dict[str, Any]:
@@ -98,7 +155,7 @@ def key_options(options: DockOptions) -> dict[str, Any]:
     chosen: dict[str, Any] = {}
     for f in fields(options):
         value, rule = getattr(options, f.name), f.metadata[KEY]
-        if rule == "unless" and value == f.metadata["off"]:
+        if rule == "unless" and value == f.metadata[OFF]:
             continue
         if rule is None:
             continue

@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import os
 import shutil
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
 
 from ..backend import require_memory
-from ..errors import InputFileError, SparkledockError, SparkledockWarning
+from ..errors import InputFileError, SparkledockWarning
 from ..fileutil import atomic_write_bytes, atomic_write_text, check_output_folder
 from ..io.lightdock import (
     FRAME_KEY,
@@ -45,79 +43,21 @@ from ..molecule.structure import (
     write_structure,
 )
 from ..molecule.system import ligand_chain_ids
-from ..seeds import DEFAULT_SEED, check_seed
 from ..version import __version__
 from .inputs import read_partners
 from .lightdock_poses import lightdock_poses
 from .membrane import bead_heights, membrane_atoms, membrane_side
+from .options import (  # noqa: F401 (re-exported: the setup stage's options)
+    MAX_LENGTH_A,
+    SWARMS_PER_RESTRAINT,
+    SetupOptions,
+    check_setup_options,
+    pose_size,
+)
 from .paratope import require_paratope
-from .poses import DEFAULT_SWARM_RADIUS_A, initial_poses
-from .surface import SURFACE_DENSITY_A2, receptor_swarm_count
+from .poses import initial_poses
+from .surface import receptor_swarm_count
 from .swarms import ligand_diameter, swarm_centres
-
-SWARMS_PER_RESTRAINT = 20
-
-
-@dataclass(frozen=True)
-class SetupOptions:
-    """LightDock's setup options (defaults as LightDock 0.9.4's)."""
-
-    glowworms: int = 200
-    swarms: int = 0  # 0: from the receptor's surface area
-    anm: bool = False
-    anm_rec: int = 10
-    anm_lig: int = 10
-    anm_rmsd: float = 0.5
-    #: the ligand's mode amplitude (None: ``anm_rmsd``, LightDock's ``--anm_lig_rmsd``)
-    anm_lig_rmsd: float | None = None
-    #: seed of the modes' amplitude draw and of the starting mode extents (None: ``seed``)
-    anm_seed: int | None = None
-    noxt: bool = False
-    noh: bool = False
-    now: bool = False
-    seed: int = DEFAULT_SEED
-    swarm_radius: float = DEFAULT_SWARM_RADIUS_A
-    skip_unknown: bool = False
-    #: read common modified residues (MSE, SEP, ...) as their parent amino acids
-    map_modified: bool = True
-    #: the scoring function the setup is for: only atoms it can type are kept (None: every
-    #: atom is kept, as LightDock's setup does; the run's function then types them)
-    scoring: str | None = "dfire"
-    #: Å² of receptor surface per swarm when the count comes from the surface (``-sd``)
-    surface_density: float = SURFACE_DENSITY_A2
-    #: swarm centres this far (Å) from the surface atoms (0: LightDock's rule; ``-fd``)
-    fixed_distance: float = 0.0
-    #: swarms per restraint residue of the receptor (``-spr``)
-    swarms_per_restraint: int = SWARMS_PER_RESTRAINT
-    #: with receptor restraints, > 0: as many swarms as cover the restraint patch at this
-    #: spacing (Å), at most ``swarms_per_restraint`` per residue (sparkledock's
-    #: restraint-focused rule, :func:`.swarms.covering_count`); 0: LightDock 0.9.4's count
-    swarm_spacing: float = 0.0
-    #: every filtered surface point a swarm, no final clustering (``--ds``)
-    dense_sampling: bool = False
-    #: turn half of the restraint-oriented starting ligands by 180° (``--flip``)
-    flip: bool = False
-    #: swarms only above the receptor's membrane beads (``-membrane``)
-    membrane: bool = False
-    #: swarms only between the two membrane layers (``-transmembrane``)
-    transmembrane: bool = False
-    #: draw starting poses as LightDock does (one generator for all swarms, in order), so the
-    #: setup's files equal LightDock's; False: one generator per swarm (sparkledock's own)
-    lightdock_poses: bool = False
-    #: swarms only on an antibody receptor's CDRs (:mod:`sparkledock.preparation.paratope`), as
-    #: passive restraints on them would place them, without restraints in the score
-    paratope: bool = False
-    #: also write each swarm's starting translations (PDB) and orientations (BILD) in init/
-    #: (LightDock's ``-sp``)
-    write_starting_positions: bool = False
-
-    @property
-    def lig_rmsd(self) -> float:
-        return self.anm_rmsd if self.anm_lig_rmsd is None else self.anm_lig_rmsd
-
-    @property
-    def modes_seed(self) -> int:
-        return self.seed if self.anm_seed is None else self.anm_seed
 
 
 def _npy_bytes(array: np.ndarray) -> bytes:
@@ -134,64 +74,6 @@ def _paratope(receptor: Atoms, path: Path, restrained: bool) -> list[str]:
             f"{path}: receptor restraints and --paratope both choose where swarms go; give one"
         )
     return require_paratope(receptor, str(path))
-
-
-#: The longest distance (Å) a setup option may give: beyond it coordinates leave PDB's columns.
-MAX_LENGTH_A = 1000.0
-
-
-def check_setup_options(options: SetupOptions) -> None:
-    """Refuse impossible option values before any work (one line each): seeds the
-    generators take, every number finite, counts and lengths in range."""
-    check_seed(options.seed, "--seed")
-    if options.anm_seed is not None:
-        check_seed(options.anm_seed, "--anm-seed")
-    for f in fields(options):
-        value = getattr(options, f.name)
-        if isinstance(value, float) and not math.isfinite(value):
-            raise SparkledockError(
-                f"{f.name.replace('_', ' ')} must be a finite number, got {value}"
-            )
-    if options.glowworms < 1:
-        raise SparkledockError(f"glowworms must be at least 1, got {options.glowworms}")
-    if options.swarms < 0:
-        raise SparkledockError(f"swarms must be 0 (LightDock's rule) or more, got {options.swarms}")
-    if options.anm and (options.anm_rec < 0 or options.anm_lig < 0):
-        raise SparkledockError("normal-mode counts must not be negative")
-    if options.anm and not min(options.anm_rmsd, options.lig_rmsd) > 0:
-        raise SparkledockError(
-            f"normal-mode RMSD must be positive, got {options.anm_rmsd} / {options.lig_rmsd}"
-        )
-    if not options.surface_density > 0:
-        raise SparkledockError(f"surface density must be positive, got {options.surface_density}")
-    if not 0 <= options.fixed_distance <= MAX_LENGTH_A:
-        raise SparkledockError(
-            f"fixed distance must be from 0 to {MAX_LENGTH_A:g} Å, got {options.fixed_distance}"
-        )
-    for name in ("anm_rmsd", "lig_rmsd", "swarm_radius", "swarm_spacing"):
-        if getattr(options, name) > MAX_LENGTH_A:
-            raise SparkledockError(
-                f"{name.replace('_', ' ')} must be at most {MAX_LENGTH_A:g} Å (coordinates "
-                f"beyond it leave PDB's columns), got {getattr(options, name)}"
-            )
-    if options.swarms_per_restraint < 1:
-        raise SparkledockError(
-            f"swarms per restraint must be at least 1, got {options.swarms_per_restraint}"
-        )
-    if not options.swarm_radius > 0:
-        raise SparkledockError(f"swarm radius must be positive, got {options.swarm_radius}")
-    if not options.swarm_spacing >= 0 or options.swarm_spacing == float("inf"):
-        raise SparkledockError(
-            f"swarm spacing must be 0 (LightDock's rule) or a positive number of Å, got "
-            f"{options.swarm_spacing}"
-        )
-    require_memory(options.glowworms * pose_size(options) * 8, f"{options.glowworms} glowworms")
-
-
-def pose_size(options: SetupOptions) -> int:
-    """Numbers per pose of a setup made with ``options`` (at most: atoms may have fewer
-    modes)."""
-    return 7 + (options.anm_rec + options.anm_lig if options.anm else 0)
 
 
 def setup_names(receptor: Path, ligand: Path) -> tuple[str, str]:

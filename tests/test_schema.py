@@ -1,0 +1,129 @@
+"""The option schema (``sparkledock.schema``): each option is one dataclass field, from which
+the command line's parser, the Python API's type check, the run record and the resume key
+are derived."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from dataclasses import dataclass, fields
+
+import pytest
+
+from sparkledock.cli.commands import dock_options as dock_options_from
+from sparkledock.cli.options import add_fields
+from sparkledock.cli.parser import build_parser
+from sparkledock.docking import DockOptions
+from sparkledock.docking.options import key_options
+from sparkledock.errors import SparkledockError
+from sparkledock.runlog import _plain
+from sparkledock.schema import CLI, check_fields, option
+
+#: Fields the command line sets through other options (the engine's, the logging ones).
+ELSEWHERE = {"engine": "--backend", "quiet": "--quiet"}
+
+
+def _subparser(name: str) -> argparse.ArgumentParser:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices[name]
+
+
+@pytest.mark.parametrize("command", ["dock", "screen"])
+def test_every_dock_option_has_one_spelling_on_dock_and_screen(command):
+    """A field of DockOptions is on the command line of both docking commands, under its own
+    name, and not given it is None (the dataclass's default, or the protocol's, applies)."""
+    parser = _subparser(command)
+    dests = {a.dest: a for a in parser._actions}
+    for f in fields(DockOptions):
+        if f.name in ELSEWHERE:
+            assert f.metadata[CLI] is None
+            assert any(ELSEWHERE[f.name] in a.option_strings for a in parser._actions)
+            continue
+        assert f.name in dests, f.name
+        assert dests[f.name].default is None, f.name
+
+
+def test_command_line_and_api_give_the_same_options():
+    """Every option given on the command line reaches DockOptions with its value, as the
+    same keyword of the Python API gives it; options not given keep the defaults."""
+    argv = [
+        "dock", "r.pdb", "l.pdb", "--steps", "7", "-g", "9", "-s", "3", "--no-anm", "--top",
+        "2", "--seed", "5", "--threads", "1", "--no-map-modified", "--scoring", "mj3h",
+        "--scoring-mode", "exact", "--rank-method", "dfire", "--diverse", "--paratope",
+        "--protocol", "lightdock", "--swarm-spacing", "6", "--stop-tolerance", "0.02",
+        "--quiet", "--backend", "numba",
+    ]  # fmt: skip
+    args = build_parser().parse_args(argv)
+    given = dock_options_from(args)
+    expected = DockOptions(
+        steps=7, glowworms=9, swarms=3, anm=False, top=2, seed=5, threads=1, quiet=True,
+        engine=given.engine, map_modified=False, scoring="mj3h", scoring_mode="exact",
+        rank_method="dfire", diverse=True, paratope=True, protocol="lightdock",
+        swarm_spacing=6.0, stop_tolerance=0.02,
+    )  # fmt: skip
+    assert given == expected
+    untouched = dock_options_from(build_parser().parse_args(["dock", "r.pdb", "l.pdb"]))
+    assert dataclasses.replace(untouched, engine=None) == DockOptions()
+
+
+def test_a_new_option_is_one_field():
+    """A dataclass with an option field: the parser has its flag (help with its default), the
+    type check judges it, the resume key takes it by its rule."""
+
+    @dataclass(frozen=True)
+    class Toy:
+        depth: int = option(3, "--depth", help="how deep", type=int, key="always")
+        loud: bool = option(False, "--loud", help="say more", action="store_true")
+
+    parser = argparse.ArgumentParser()
+    add_fields(parser, Toy, given_only=False)
+    assert parser.parse_args(["--depth", "4", "--loud"]) == argparse.Namespace(depth=4, loud=True)
+    assert "how deep (default: 3)" in " ".join(parser.format_help().split())
+    with pytest.raises(SparkledockError, match="depth must be an integer"):
+        check_fields(Toy(depth="4"), "toy")
+    assert [f.metadata["key"] for f in fields(Toy)] == ["always", None]
+
+
+def test_resume_key_and_record_follow_the_fields():
+    """The resume key holds exactly the fields whose metadata put them in it (``unless``
+    ones only away from their off value), and a run record's options are the fields."""
+    chosen = key_options(DockOptions())
+    rules = {f.name: f.metadata["key"] for f in fields(DockOptions)}
+    always = {n for n, r in rules.items() if r == "always"}
+    assert set(chosen) == always | {"scoring_mode"}  # (None is not its off value, exact)
+    exact = key_options(DockOptions(scoring_mode="exact"))
+    assert set(exact) == always
+    membrane = key_options(DockOptions(membrane=True, scoring_mode="fast"))
+    assert set(membrane) == always | {"membrane", "scoring_mode"}
+    record = _plain(DockOptions(steps=3, engine=None))
+    assert list(record) == list(rules) and record["steps"] == 3
+
+
+def test_every_setup_option_is_on_setups_command_line_with_its_default():
+    """Each SetupOptions field is spelled on ``sparkledock setup`` under its own name and
+    defaults to the field's default (swarm_spacing comes from --swarm-spacing and --protocol),
+    so parsing no option gives SetupOptions' defaults."""
+    from sparkledock.cli.options import setup_options
+    from sparkledock.preparation.prepare import SetupOptions
+
+    parser = _subparser("setup")
+    dests = {a.dest: a for a in parser._actions}
+    for f in fields(SetupOptions):
+        if f.name == "swarm_spacing":
+            assert f.metadata[CLI] is None and dests["swarm_spacing"].default is None
+            continue
+        assert dests[f.name].default == f.default, f.name
+    args = build_parser().parse_args(["setup", "r.pdb", "l.pdb"])
+    assert setup_options(vars(args)) == SetupOptions()
+    args = build_parser().parse_args(["setup", "r.pdb", "l.pdb", "-sp", "--no-map-modified"])
+    chosen = setup_options(vars(args))
+    assert chosen.write_starting_positions is True and chosen.map_modified is False
+
+
+def test_dock_shares_setups_spelling_of_shared_options():
+    from sparkledock.preparation.prepare import SetupOptions
+    from sparkledock.schema import flag_of
+
+    for name in ("membrane", "transmembrane", "paratope", "map_modified"):
+        assert flag_of(DockOptions, name) is flag_of(SetupOptions, name)
