@@ -81,6 +81,7 @@ def pool(folder: Path, out: Path, args: argparse.Namespace) -> dict:
     options = DockOptions(
         steps=args.steps,
         glowworms=args.glowworms,
+        swarms=args.swarms,
         threads=args.threads,
         quiet=True,
         protocol=args.protocol,
@@ -113,6 +114,7 @@ def pool(folder: Path, out: Path, args: argparse.Namespace) -> dict:
                 "scoring_mode",
                 "steps",
                 "glowworms",
+                "swarms",
                 "threads",
                 "blind",
             )
@@ -198,6 +200,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--scoring-mode", default=None)
     p.add_argument("--steps", type=int, default=100)
     p.add_argument("-g", "--glowworms", type=int, default=200)
+    p.add_argument("-s", "--swarms", type=int, default=0, help="0: the protocol's swarm rule")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--keep", action="store_true", help="keep each docking folder")

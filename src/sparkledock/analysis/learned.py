@@ -14,6 +14,7 @@ LightGBM's predictions (checked against the predictions stored at export:
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from functools import cache
@@ -24,13 +25,32 @@ import numpy as np
 
 from .ranks import average_ranks
 
-#: The features, in the model's column order (names as the ranking's feature dict holds them).
-FEATURES = (
-    "score", "dfire", "dfire_soft", "mj3h", "satisfaction_active", "satisfaction",
-    "cluster_size", "population",
+#: Each model's features in its column order: (name as the ranking's feature dict holds it,
+#: ``rank``: its percentile rank within the docking | ``raw``: the value itself).
+RESTRAINED = tuple(
+    (name, "rank")
+    for name in (
+        "score", "dfire", "dfire_soft", "mj3h", "satisfaction_active", "satisfaction",
+        "cluster_size", "population",
+    )
 )  # fmt: skip
-#: The shipped model (``data/``).
-MODEL_FILE = "restrained_ranker.json"
+#: The blind model's: the run's score and the re-scores, the cluster's size and population
+#: as ranks within the docking; the interface sizes and the standing in the swarm as they are
+#: (:mod:`.features`).
+BLIND = (
+    *((name, "rank") for name in ("score", "dfire_soft", "mj3h", "tobi", "pisa", "vdw", "sipper")),
+    ("cluster_size", "rank"), ("population", "rank"),
+    ("interface_receptor", "raw"), ("interface_ligand", "raw"), ("interface_pairs", "raw"),
+    ("rank_in_swarm", "raw"), ("swarm_representatives", "rank"),
+)  # fmt: skip
+#: The shipped models (``data/``) and their features.
+MODELS = {
+    "restrained": ("restrained_ranker.json", RESTRAINED),
+    "blind": ("blind_ranker.json", BLIND),
+}
+#: The restrained model's features' names (kept for readers of the earlier spelling).
+FEATURES = tuple(name for name, _ in RESTRAINED)
+MODEL_FILE = MODELS["restrained"][0]
 
 
 @dataclass(frozen=True)
@@ -89,11 +109,22 @@ def trees_from_lightgbm(dumps: list[dict[str, Any]]) -> dict[str, list]:
     return {**nodes, "roots": roots}
 
 
+def model_bytes(model: str = "restrained") -> bytes:
+    """The shipped file of ``model`` (:data:`MODELS`)."""
+    return resources.files("sparkledock").joinpath(f"data/{MODELS[model][0]}").read_bytes()
+
+
+def model_hash(model: str = "restrained") -> str:
+    """The identity of a shipped model: the first 16 hex digits of its file's SHA-256 (in
+    run.json beside the ranking that used it)."""
+    return hashlib.sha256(model_bytes(model)).hexdigest()[:16]
+
+
 @cache
-def shipped_model() -> tuple[Trees, dict[str, Any]]:
-    """The shipped trees and the record of how they were made (read once)."""
-    text = resources.files("sparkledock").joinpath(f"data/{MODEL_FILE}").read_text()
-    data = json.loads(text)
+def shipped_model(model: str = "restrained") -> tuple[Trees, dict[str, Any]]:
+    """The shipped trees of ``model`` and the record of how they were made (read once)."""
+    name, spec = MODELS[model]
+    data = json.loads(model_bytes(model))
     arrays = data["trees"]
     trees = Trees(
         feature=np.asarray(arrays["feature"], dtype=np.int64),
@@ -103,8 +134,10 @@ def shipped_model() -> tuple[Trees, dict[str, Any]]:
         value=np.asarray(arrays["value"], dtype=np.float64),
         roots=np.asarray(arrays["roots"], dtype=np.int64),
     )
-    if tuple(data["features"]) != FEATURES:
-        raise ValueError(f"{MODEL_FILE}: features {data['features']} are not {FEATURES}")
+    written = [f if isinstance(f, str) else tuple(f) for f in data["features"]]
+    expected = [n for n, _ in spec] if isinstance(written[0], str) else list(spec)
+    if written != expected:
+        raise ValueError(f"{name}: features {data['features']} are not {expected}")
     return trees, {k: v for k, v in data.items() if k != "trees"}
 
 
@@ -114,12 +147,19 @@ def percentiles(values: np.ndarray) -> np.ndarray:
     return average_ranks(values) / max(len(values), 1)
 
 
-def feature_matrix(features: dict[str, np.ndarray]) -> np.ndarray:
-    """(N, 8) percentile ranks of :data:`FEATURES` (larger is better for each)."""
-    return np.column_stack([percentiles(features[name]) for name in FEATURES])
+def feature_matrix(
+    features: dict[str, np.ndarray], spec: tuple[tuple[str, str], ...] = RESTRAINED
+) -> np.ndarray:
+    """(N, F) model input: per feature of ``spec``, its percentile rank within the docking
+    (``rank``) or its value (``raw``)."""
+    columns = []
+    for name, how in spec:
+        values = np.asarray(features[name], dtype=np.float64)
+        columns.append(percentiles(values) if how == "rank" else values)
+    return np.column_stack(columns)
 
 
-def learned_key(features: dict[str, np.ndarray]) -> np.ndarray:
-    """The shipped model's score of each solution (larger first)."""
-    trees, _ = shipped_model()
-    return trees.predict(feature_matrix(features))
+def learned_key(features: dict[str, np.ndarray], model: str = "restrained") -> np.ndarray:
+    """The shipped ``model``'s score of each solution (larger first)."""
+    trees, _ = shipped_model(model)
+    return trees.predict(feature_matrix(features, MODELS[model][1]))

@@ -41,16 +41,23 @@ class Ranked:
 
 def read_cluster_repr(path: str | os.PathLike[str]) -> list[int]:
     """Representative glowworm ids of a ``cluster.repr``, in file order."""
+    return list(read_cluster_sizes(path))
+
+
+def read_cluster_sizes(path: str | os.PathLike[str]) -> dict[int, int]:
+    """Each representative glowworm id of a ``cluster.repr`` and its cluster's size, in file
+    order."""
     path = Path(path)
     if not path.exists():
         raise InputFileError(f"{path}: no such file (cluster the swarm first)")
-    ids = []
+    sizes = {}
     for lineno, line in enumerate(read_text_input(path, "cluster").splitlines(), start=1):
         try:
-            ids.append(int(line.split(":")[3]))
+            fields = line.split(":")
+            sizes[int(fields[3])] = int(fields[1])
         except (IndexError, ValueError):
             raise InputFileError(f"{path}:{lineno}: malformed cluster line") from None
-    return ids
+    return sizes
 
 
 def rank(

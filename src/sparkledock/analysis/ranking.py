@@ -60,6 +60,11 @@ here reorder the same representatives:
   passive), cluster size and population. The default of a restrained docking under the
   sparkledock protocol since it beat ``restraints`` on the twenty evaluation complexes,
   evaluated once, frozen (docs/performance.md, "fifth pass").
+* ``learned_blind``: for a docking without restraints: gradient-boosted trees fitted on the
+  blind dockings of training complexes only (:mod:`.learned`, ``benchmarks/
+  blind_learned.py``) over each representative's percentile ranks of score, ``dfire_soft``,
+  MJ3h, TOBI, PISA, vdW, SIPPER, cluster size and population, its interface sizes and its
+  standing in its swarm (:mod:`.features`).
 
 Poses are compared through a few ligand landmarks (C-alpha or C4' atoms spread over the
 ligand by farthest-point sampling): their RMSD tracks the ligand RMSD of the whole backbone
@@ -76,9 +81,9 @@ from scipy.spatial import cKDTree
 
 from ..errors import SparkledockError
 from ..io.lightdock import GSOOutput
-from ..molecule.pose import EXTENTS_START
 from ..molecule.restraints import Restraints
 from ..molecule.system import DockingSetup
+from .features import INTERFACE, SWARM, rescore, solution_features
 from .filter import satisfaction
 from .models import complex_coordinates
 from .rank import Ranked, rank_glowworms
@@ -130,20 +135,6 @@ def population(
     return np.asarray(hits, dtype=np.int64)
 
 
-def rescore(setup: DockingSetup, poses: np.ndarray, function: str) -> np.ndarray:
-    """Scores of poses by another scoring function (its exact numba kernel); a rigid-only
-    one (its class's ``rigid_only``: no normal-mode support, LightDock refuses ANM with it)
-    scores the rigid-body part of each pose on the unflexed partners."""
-    from ..scoring import get_scoring
-
-    scoring = get_scoring(function)
-    receptor, ligand = setup.receptor, setup.ligand
-    if getattr(scoring, "rigid_only", False) and (receptor.n_modes or ligand.n_modes):
-        receptor, ligand = receptor.without_modes(), ligand.without_modes()
-        poses = np.ascontiguousarray(np.asarray(poses)[:, :EXTENTS_START])
-    return scoring.score(scoring.prepare(receptor, ligand), poses)
-
-
 def zscore(values: np.ndarray) -> np.ndarray:
     """Standard scores over the representatives (0 where all are equal)."""
     values = np.asarray(values, dtype=np.float64)
@@ -172,6 +163,18 @@ NEEDS = {
         "satisfaction",
         "satisfaction_active",
         "cluster_size",
+    ),
+    "learned_blind": (
+        "population",
+        "cluster_size",
+        "dfire_soft",
+        "mj3h",
+        "tobi",
+        "pisa",
+        "vdw",
+        "sipper",
+        *INTERFACE,
+        *SWARM,
     ),
 }
 
@@ -208,7 +211,7 @@ def default_method(restrained: bool, scoring: str = "dfire", paratope: bool = Fa
 
 #: Features that are re-scores by a scoring function of that name (``dfire``: without the
 #: restraint terms of the run's score).
-RESCORED = ("cpydock", "pisa", "dfire", "dfire_soft", "tobi", "mj3h")
+RESCORED = ("cpydock", "pisa", "dfire", "dfire_soft", "tobi", "mj3h", "vdw", "sipper")
 
 
 def _key(method: str, features: dict[str, np.ndarray]) -> np.ndarray:
@@ -232,10 +235,10 @@ def _key(method: str, features: dict[str, np.ndarray]) -> np.ndarray:
         return -(ranks(features["dfire_soft"]) + ranks(features["tobi"]))
     if method == "restraints":  # the score's and the satisfaction's ranks, equal weights
         return -(ranks(score) + tied_ranks(features["satisfaction"]))
-    if method == "learned":  # trees fitted on training complexes (.learned)
+    if method in ("learned", "learned_blind"):  # trees fitted on training complexes (.learned)
         from .learned import learned_key
 
-        return learned_key(features)
+        return learned_key(features, "restrained" if method == "learned" else "blind")
     consensus = -(ranks(score) + ranks(features["dfire_soft"]) + ranks(features["mj3h"]))
     if method == "soft_consensus":  # the mean of the three ranks, equal weights
         return consensus
@@ -360,6 +363,9 @@ def rerank(
         features["satisfaction"] = satisfaction(setup, poses, restraints, include_passive=True)
         if "satisfaction_active" in NEEDS[method]:
             features["satisfaction_active"] = satisfaction(setup, poses, restraints)
+    if any(name in NEEDS[method] for name in (*INTERFACE, *SWARM)):
+        swarms = np.array([r.swarm for r in ranked])
+        features = solution_features(setup, poses, swarms, features["score"], known=features)
     if "paratope" in NEEDS[method]:
         cdrs = setup.config.get("paratope") or []
         if not cdrs:

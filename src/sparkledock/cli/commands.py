@@ -129,7 +129,12 @@ def cmd_cluster(args: argparse.Namespace) -> int:
 
 
 def cmd_rank(args: argparse.Namespace) -> int:
-    from ..analysis.rank import chosen_glowworms, rank_glowworms, write_ranking
+    from ..analysis.rank import (
+        chosen_glowworms,
+        rank_glowworms,
+        read_cluster_sizes,
+        write_ranking,
+    )
     from ..analysis.ranking import NEEDS, rerank
 
     if args.method not in NEEDS:
@@ -143,7 +148,12 @@ def cmd_rank(args: argparse.Namespace) -> int:
     if args.method == "dfire" and not args.diverse:
         ranking, target = rank_glowworms(chosen), SetupDir(root).ranking
     else:
-        ranking = rerank(load_setup(root), chosen, args.method, args.diverse)
+        sizes = {}  # (the learned rankings read each representative's cluster size)
+        if not args.ignore_clusters:
+            for swarm in range(args.swarms):
+                found = read_cluster_sizes(SetupDir(root).cluster(swarm))
+                sizes.update({(swarm, glowworm): n for glowworm, n in found.items()})
+        ranking = rerank(load_setup(root), chosen, args.method, args.diverse, cluster_sizes=sizes)
         name = args.method + ("_diverse" if args.diverse else "")
         target = root / f"rank_by_{name}.list"
     write_ranking(target, ranking)

@@ -55,6 +55,15 @@ def _refine_top(
             row["DockQ_refined"] = round(evaluate(result.path, reference).dockq, 4)
 
 
+def _model_identity(method: str | None) -> dict[str, str]:
+    """What run.json records of a learned ranking's model: its file's hash (nothing for the
+    other methods)."""
+    from ..analysis.learned import model_hash
+
+    models = {"learned": "restrained", "learned_blind": "blind"}
+    return {"model": model_hash(models[method])} if method in models else {}
+
+
 def _evaluate_rows(setup, out: Path, ranking, rows, names, reference) -> None:
     """fnat, iRMSD, LRMSD, DockQ and CAPRI class of every ranked row, by
     :mod:`sparkledock.analysis.quality`'s vectorised pass over their poses (equal to the DockQ
@@ -169,11 +178,14 @@ def analyse(
     docked_with = setup_restraints(setup) if restraints is not None else None
     reorder = options.rank_method != "dfire" or options.diverse
     method = f"{options.rank_method}{' (diverse)' if options.diverse else ''}"
-    with stage("rank", f"by {method if docked_with is None else 'score'}"):
+    with stage("rank", f"by {method if docked_with is None else 'score'}") as info:
         ranking = rank_glowworms(chosen)
         write_ranking(folder.ranking, ranking)  # LightDock's rank_by_scoring.list, by score
         if reorder and docked_with is None:
-            ranking = rerank(setup, chosen, options.rank_method, options.diverse)
+            ranking = rerank(
+                setup, chosen, options.rank_method, options.diverse, cluster_sizes=population
+            )
+            info.update(_model_identity(options.rank_method))
     if docked_with is not None:
         with stage("filter", f"{FILTER_FRACTION:.0%} of the restraints") as info:
             poses = np.array([r.pose for r in ranking]).reshape(-1, setup.layout.size)
@@ -196,7 +208,8 @@ def analyse(
                     stacklevel=2,
                 )
         if reorder:  # the kept solutions only: a consensus ranks them among themselves
-            with stage("rerank", f"{len(ranking)} solutions by {method}"):
+            with stage("rerank", f"{len(ranking)} solutions by {method}") as info:
+                info.update(_model_identity(options.rank_method))
                 kept_ids: dict[int, tuple[GSOOutput, list[int]]] = {}
                 for r in ranking:
                     kept_ids.setdefault(r.swarm, (chosen[r.swarm][0], []))[1].append(r.glowworm)

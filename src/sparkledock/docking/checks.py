@@ -16,6 +16,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from ..analysis.ranking import NEEDS
+from ..analysis.ranking import RESCORED as RANKING_FUNCTIONS
 from ..backend import human_size, require_memory
 from ..engine.memory import swarm_bytes
 from ..engine.spec import FAST_MODES, SAVE_EVERY
@@ -29,7 +30,6 @@ from .options import DockOptions, check_options
 #: Runs longer than this are told what their snapshots cost.
 MANY_STEPS = 10_000
 #: The scoring functions each ranking method re-scores with (beyond the search's).
-RANKING_FUNCTIONS = ("cpydock", "pisa", "dfire", "dfire_soft", "mj3h", "tobi")
 
 
 def check_installed(function: object, what: str) -> None:

@@ -1,0 +1,257 @@
+"""A blind ranking learned from the training complexes (issue 36): features, cross-validated
+choice of LightGBM's parameters, export, and the one evaluation on the twenty.
+
+Reads the blind pools ``restrained_pools.py --blind --keep-setup`` wrote (every cluster
+representative of the final step, with its quality against the bound reference, and the
+docking's setup folder). Per pool, the features the package's ``learned_blind`` ranking
+reads (:func:`sparkledock.analysis.features.solution_features`: the run's score, re-scores by
+DFIRE, dfire_soft, MJ3h, TOBI, PISA, vdW and SIPPER, interface sizes, standing in the swarm,
+cluster size and population) are computed once and cached beside it (``features.npz``); the
+label is the CAPRI class (0 incorrect, 1 acceptable, 2 medium, 3 high).
+
+Modes:
+* default: grouped cross-validation over the training complexes (``--folds`` folds, by
+  complex) of every parameter set in :data:`GRID`; per set, top 1 / 5 / 10 / 100 of the
+  held-out complexes and their mean reciprocal rank, next to ``soft_consensus`` and ``dfire``
+  on the same complexes. The chosen set (most top-10 successes, then top 5, top 1, MRR) is
+  printed.
+* ``--export PATH``: the ranker fitted on every training pool with the chosen parameters
+  (``--params`` as JSON, else the cross-validation's choice), as the package reads it.
+* ``--evaluate POOLS``: the shipped model applied to other pools (the twenty's), next to
+  ``soft_consensus``, ``dfire`` and LightDock's published blind result, in one table.
+
+Usage:
+    python benchmarks/blind_learned.py /work/runs/train_blind [--folds 5] [--seeds 3]
+    python benchmarks/blind_learned.py /work/runs/train_blind --export \
+        ../src/sparkledock/data/blind_ranker.json
+    python benchmarks/blind_learned.py --evaluate /work/runs/twenty_blind
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+from pathlib import Path
+
+import numpy as np
+
+from dock_accuracy import lightdock_published
+from sparkledock.analysis import learned
+from sparkledock.analysis.features import solution_features
+from sparkledock.analysis.ranking import order
+from sparkledock.io.lightdock import load_setup
+
+HERE = Path(__file__).resolve().parent
+SHARED = HERE.parent.parent / "shared"
+TOPS = (1, 5, 10, 100)
+#: The parameter sets the cross-validation chooses among (nothing is tuned on the twenty).
+GRID = [
+    {"n_estimators": n, "learning_rate": 0.05, "num_leaves": leaves, "min_child_samples": m,
+     "subsample": 0.8, "subsample_freq": 1, "colsample_bytree": 0.8}
+    for n, leaves, m in itertools.product((100, 300), (7, 15), (20, 100))
+]  # fmt: skip
+
+
+def capri_label(pool: dict[str, np.ndarray]) -> np.ndarray:
+    """0 incorrect, 1 acceptable, 2 medium, 3 high (CAPRI's thresholds)."""
+    f, i, lr = pool["fnat"], pool["irmsd"], pool["lrmsd"]
+    label = np.zeros(len(f), dtype=int)
+    label[(f >= 0.1) & ((lr <= 10) | (i <= 4))] = 1
+    label[(f >= 0.3) & ((lr <= 5) | (i <= 2))] = 2
+    label[(f >= 0.5) & ((lr <= 1) | (i <= 1))] = 3
+    return label
+
+
+def pool_features(folder: Path) -> dict[str, np.ndarray]:
+    """A pool's representatives' features (cached in ``features.npz``) and labels."""
+    cache = folder / "features.npz"
+    pool = dict(np.load(folder / "pool.npz"))
+    if cache.is_file():
+        features = dict(np.load(cache))
+    else:
+        setup = load_setup(folder / "dock" / "setup")
+        features = solution_features(
+            setup,
+            pool["pose"],
+            swarm=pool["swarm"],
+            score=pool["score"],
+            known={
+                k: pool[k] for k in ("dfire", "dfire_soft", "mj3h", "cluster_size", "population")
+            },
+        )
+        tmp = cache.with_suffix(".tmp.npz")
+        np.savez(tmp, **features)
+        tmp.replace(cache)
+    features["label"] = capri_label(pool)
+    return features
+
+
+def load(root: Path, names: list[str] | None = None) -> dict[str, dict[str, np.ndarray]]:
+    """Every finished pool under ``root`` (with its setup kept), by complex."""
+    pools = {}
+    for folder in sorted(p for p in root.iterdir() if (p / "pool.npz").is_file()):
+        if names and folder.name not in names:
+            continue
+        if not (folder / "dock" / "setup").is_dir():
+            continue
+        pools[folder.name] = pool_features(folder)
+        print(
+            f"features: {folder.name} ({len(pools[folder.name]['label'])} representatives)",
+            flush=True,
+        )
+    return pools
+
+
+def first_hit(ok: np.ndarray) -> int | None:
+    hits = np.flatnonzero(ok)
+    return int(hits[0]) + 1 if len(hits) else None
+
+
+def fit(pools: dict, names: list[str], params: dict, seeds: int) -> list:
+    """LightGBM rankers (one per seed) on ``names``' representatives."""
+    import lightgbm as lgb
+
+    x = np.concatenate([learned.feature_matrix(pools[n], learned.BLIND) for n in names])
+    y = np.concatenate([pools[n]["label"] for n in names])
+    groups = [len(pools[n]["label"]) for n in names]
+    models = []
+    for seed in range(seeds):
+        model = lgb.LGBMRanker(
+            **params, random_state=seed, deterministic=True, force_row_wise=True, verbose=-1,
+            n_jobs=2,
+        )  # fmt: skip
+        model.fit(x, y, group=groups)
+        models.append(model)
+    return models
+
+
+def firsts(pool: dict[str, np.ndarray], key: np.ndarray) -> int | None:
+    """The rank of the first acceptable representative when ordered by ``key`` (larger
+    first, ties in pool order)."""
+    ranked = np.lexsort((np.arange(len(key)), -key))
+    return first_hit(pool["label"][ranked] >= 1)
+
+
+def baseline(pool: dict[str, np.ndarray], method: str) -> int | None:
+    ranked = order(method, pool)
+    return first_hit(pool["label"][ranked] >= 1)
+
+
+def summary(ranks: dict[str, int | None]) -> str:
+    tops = [sum(1 for r in ranks.values() if r is not None and r <= n) for n in TOPS]
+    mrr = np.mean([1 / r if r else 0.0 for r in ranks.values()])
+    return f"{' / '.join(map(str, tops))} | {mrr:.3f}"
+
+
+def folds(names: list[str], k: int) -> list[list[str]]:
+    """``k`` groups of complexes, in name order dealt round-robin (deterministic)."""
+    return [names[i::k] for i in range(k)]
+
+
+def cross_validate(pools: dict, k: int, seeds: int) -> dict:
+    names = sorted(pools)
+    groups = folds(names, k)
+    print(f"{len(names)} training complexes, {k} folds by complex, {seeds} seeds\n")
+    print("| ranking | top 1 / 5 / 10 / 100 | MRR |\n|---|---|---|")
+    for method in ("dfire", "soft_consensus"):
+        print(f"| {method} | {summary({n: baseline(pools[n], method) for n in names})} |")
+    results = []
+    for params in GRID:
+        got = {}
+        for held in groups:
+            models = fit(pools, [n for n in names if n not in held], params, seeds)
+            for n in held:
+                x = learned.feature_matrix(pools[n], learned.BLIND)
+                got[n] = firsts(pools[n], sum(m.predict(x) for m in models))
+        label = ", ".join(
+            f"{k}={params[k]}" for k in ("n_estimators", "num_leaves", "min_child_samples")
+        )
+        print(f"| learned ({label}) | {summary(got)} |", flush=True)
+        tops = [sum(1 for r in got.values() if r is not None and r <= n) for n in (10, 5, 1)]
+        mrr = float(np.mean([1 / r if r else 0.0 for r in got.values()]))
+        results.append(((*tops, mrr), params))
+    best = max(results, key=lambda r: r[0])[1]
+    print(f"\nchosen: {json.dumps(best)}")
+    return best
+
+
+def export(path: Path, pools: dict, params: dict, seeds: int, cv: str) -> None:
+    import lightgbm
+
+    names = sorted(pools)
+    models = fit(pools, names, params, seeds)
+    # a stored pool: the first training complex's first representatives (the package's
+    # trees must order them as LightGBM does)
+    check = learned.feature_matrix(pools[names[0]], learned.BLIND)[:64]
+    record = {
+        "what": "blind ranking learned on training complexes (LightGBM lambdarank)",
+        "command": "python benchmarks/blind_learned.py POOLS --export PATH",
+        "lightgbm": lightgbm.__version__,
+        "features": [list(f) for f in learned.BLIND],
+        "training_complexes": names,
+        "params": params,
+        "chosen_by": cv,
+        "seeds": list(range(seeds)),
+        "label": "CAPRI class: 0 incorrect, 1 acceptable, 2 medium, 3 high",
+        "check": {
+            "pool": names[0],
+            "rows": check.tolist(),
+            "predictions": sum(m.predict(check) for m in models).tolist(),
+        },
+        "trees": learned.trees_from_lightgbm([m.booster_.dump_model() for m in models]),
+    }
+    path.write_text(json.dumps(record, separators=(",", ":")) + "\n")
+    print(f"wrote {path} ({path.stat().st_size / 1024:.0f} KiB, {len(names)} complexes)")
+
+
+def evaluate(pools: dict) -> None:
+    """The shipped blind model on ``pools``, next to soft_consensus, dfire and LightDock."""
+    rows = {}
+    for name, pool in pools.items():
+        key = learned.learned_key(pool, "blind")
+        folder = SHARED / ("bench" if (SHARED / "bench" / name).is_dir() else "bench5") / name
+        published = lightdock_published(folder, "lightdock_bm5_BLIND.list")
+        rows[name] = (
+            baseline(pool, "dfire"), baseline(pool, "soft_consensus"), firsts(pool, key),
+            published, first_hit(pool["label"] >= 1),
+        )  # fmt: skip
+    print("| complex | dfire | soft_consensus | learned | LightDock top 10 | pool |")
+    print("|---|---|---|---|---|---|")
+    for name, (by_dfire, by_soft, by_model, pub, pool_ok) in rows.items():
+        lightdock = "–" if pub is None else ("yes" if pub[10] else "no")
+        cells = ["–" if r is None else str(r) for r in (by_dfire, by_soft, by_model)]
+        print(f"| {name} | {' | '.join(cells)} | {lightdock} | {'yes' if pool_ok else 'no'} |")
+    print("\n| ranking | top 1 / 5 / 10 / 100 | MRR |\n|---|---|---|")
+    for i, label in enumerate(("dfire", "soft_consensus", "learned")):
+        print(f"| {label} | {summary({n: r[i] for n, r in rows.items()})} |")
+    pubs = [r[3] for r in rows.values() if r[3] is not None]
+    tops = " / ".join(str(sum(p[n] for p in pubs)) for n in (1, 5, 10))
+    print(f"| LightDock published ({len(pubs)} complexes) | {tops} / – | – |")
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("pools", type=Path, nargs="?", help="training pools")
+    p.add_argument("--complexes", nargs="*", help="only these pools")
+    p.add_argument("--folds", type=int, default=5)
+    p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--params", help="LightGBM parameters as JSON (default: cross-validated)")
+    p.add_argument("--export", type=Path, help="write the ranker fitted on every pool here")
+    p.add_argument("--evaluate", type=Path, help="apply the shipped model to these pools")
+    args = p.parse_args(argv)
+    if args.evaluate:
+        evaluate(load(args.evaluate, args.complexes))
+        return
+    pools = load(args.pools, args.complexes)
+    if args.params:
+        params, how = json.loads(args.params), "given"
+    else:
+        params = cross_validate(pools, min(args.folds, len(pools)), args.seeds)
+        how = f"{min(args.folds, len(pools))}-fold cross-validation by complex over GRID"
+    if args.export:
+        export(args.export, pools, params, args.seeds, how)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""Features of a docking's solutions for a learned ranking, computed for thousands at once:
+per cluster representative, what more scoring functions say of it (re-scores), the size of
+its interface, and where it stands in its swarm. The ranking's other features (the run's
+score, DFIRE, ``dfire_soft``, MJ3h, cluster size, population, restraint satisfaction) are
+:mod:`.ranking`'s."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from ..molecule.pose import EXTENTS_START
+from ..molecule.system import DockingSetup
+from .models import complex_coordinates
+
+#: Residues whose C-alpha atoms (C4' for nucleotides) are this close (Å) across the
+#: interface are in contact for the interface-size features (a residue-level interface, as
+#: CAPRI's 10 Å interface of i-RMSD).
+INTERFACE_A = 10.0
+#: Poses whose coordinates are built at once.
+CHUNK = 256
+#: The interface features, in :func:`interface_sizes`' order.
+INTERFACE = ("interface_receptor", "interface_ligand", "interface_pairs")
+#: The swarm features (:func:`swarm_standing`).
+SWARM = ("rank_in_swarm", "swarm_representatives")
+
+
+def rescore(setup: DockingSetup, poses: np.ndarray, function: str) -> np.ndarray:
+    """Scores of poses by another scoring function (its exact numba kernel); a rigid-only
+    one (its class's ``rigid_only``: no normal-mode support, LightDock refuses ANM with it)
+    scores the rigid-body part of each pose on the unflexed partners."""
+    from ..scoring import get_scoring
+
+    scoring = get_scoring(function)
+    receptor, ligand = setup.receptor, setup.ligand
+    if getattr(scoring, "rigid_only", False) and (receptor.n_modes or ligand.n_modes):
+        receptor, ligand = receptor.without_modes(), ligand.without_modes()
+        poses = np.ascontiguousarray(np.asarray(poses)[:, :EXTENTS_START])
+    return scoring.score(scoring.prepare(receptor, ligand), poses)
+
+
+def _residue_atoms(setup: DockingSetup) -> np.ndarray:
+    """A mask over the complex's atoms (receptor then ligand): one atom per residue, its
+    C-alpha (C4' for a nucleotide; its first atom where it has neither)."""
+    masks = []
+    for atoms in (setup.receptor.atoms, setup.ligand.atoms):
+        names = atoms.atom_name.astype(str)
+        starts = atoms.residue_starts()
+        ends = np.append(starts[1:], len(atoms))
+        mask = np.zeros(len(atoms), dtype=bool)
+        for first, last in zip(starts.tolist(), ends.tolist(), strict=True):
+            found = np.flatnonzero(np.isin(names[first:last], ("CA", "C4'")))
+            mask[first + (found[0] if len(found) else 0)] = True
+        masks.append(mask)
+    return np.concatenate(masks)
+
+
+def interface_sizes(
+    setup: DockingSetup, poses: np.ndarray, cutoff: float = INTERFACE_A
+) -> dict[str, np.ndarray]:
+    """Per pose: how many receptor residues and ligand residues have a residue of the other
+    partner within ``cutoff`` (residue atoms as :func:`_residue_atoms` picks them), and how
+    many residue pairs are that close."""
+    select = _residue_atoms(setup)
+    n_rec = int(select[: len(setup.receptor.atoms)].sum())
+    out = {name: np.zeros(len(poses), dtype=np.int64) for name in INTERFACE}
+    tree = None
+    for first in range(0, len(poses), CHUNK):
+        chunk = complex_coordinates(setup, poses[first : first + CHUNK], select)
+        for p, xyz in enumerate(chunk, first):
+            if tree is None or setup.receptor.n_modes:  # (receptor modes move its residues)
+                tree = cKDTree(xyz[:n_rec])
+            near = tree.query_ball_point(xyz[n_rec:], cutoff)
+            counts = np.fromiter((len(n) for n in near), dtype=np.int64, count=len(near))
+            out["interface_ligand"][p] = int((counts > 0).sum())
+            out["interface_pairs"][p] = int(counts.sum())
+            touched = {i for n in near for i in n}
+            out["interface_receptor"][p] = len(touched)
+    return out
+
+
+def swarm_standing(swarm: np.ndarray, score: np.ndarray) -> dict[str, np.ndarray]:
+    """Per representative: its rank by score within its swarm (0: the swarm's best) and how
+    many representatives its swarm has (a converged swarm has few)."""
+    swarm = np.asarray(swarm)
+    score = np.asarray(score, dtype=np.float64)
+    rank = np.zeros(len(swarm), dtype=np.int64)
+    size = np.zeros(len(swarm), dtype=np.int64)
+    for s in np.unique(swarm):
+        members = np.flatnonzero(swarm == s)
+        by_score = members[np.argsort(-score[members], kind="stable")]
+        rank[by_score] = np.arange(len(members))
+        size[members] = len(members)
+    return {"rank_in_swarm": rank, "swarm_representatives": size}
+
+
+#: Re-scores the blind ranking reads besides the run's score (each function's exact kernel,
+#: :func:`rescore`): LightDock's functions that need no extra.
+RESCORED = ("dfire_soft", "mj3h", "tobi", "pisa", "vdw", "sipper")
+
+
+def solution_features(
+    setup: DockingSetup,
+    poses: np.ndarray,
+    swarm: np.ndarray,
+    score: np.ndarray,
+    known: dict[str, np.ndarray] | None = None,
+) -> dict[str, np.ndarray]:
+    """Every feature of :data:`RESCORED`, :data:`INTERFACE` and :data:`SWARM` for the
+    representatives ``poses`` (with their swarms and the run's scores), taking those in
+    ``known`` as given (the ranking has some already); ``known``'s others are kept too."""
+    out = {"score": np.asarray(score, dtype=np.float64), **(known or {})}
+    poses = np.ascontiguousarray(poses, dtype=np.float64)
+    for function in RESCORED:
+        if function not in out:
+            out[function] = rescore(setup, poses, function)
+    if any(name not in out for name in INTERFACE):
+        out.update(interface_sizes(setup, poses))
+    out.update(swarm_standing(swarm, out["score"]))
+    return out

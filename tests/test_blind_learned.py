@@ -1,0 +1,152 @@
+"""The learned blind ranking's parts (issue 36): its features (the same computed twice, the
+re-scores equal across backends), the shipped model's order equal to LightGBM's on a stored
+pool, and the training script end to end on two tiny training complexes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sparkledock.analysis.features import INTERFACE, SWARM, solution_features, swarm_standing
+from sparkledock.analysis.learned import BLIND, Trees, learned_key, model_hash, shipped_model
+from sparkledock.cli import example_dir
+from sparkledock.io.lightdock import load_setup, read_poses
+from sparkledock.scoring.prepared import score_poses
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def example():
+    setup = load_setup(example_dir())
+    poses = read_poses(example_dir() / "poses.dat", setup.layout)[:24]
+    swarm = np.repeat(np.arange(4), 6)
+    score = score_poses(setup, poses)
+    return setup, poses, swarm, score
+
+
+def test_features_are_the_same_computed_twice(example):
+    setup, poses, swarm, score = example
+    first = solution_features(setup, poses, swarm, score)
+    second = solution_features(setup, poses.copy(), swarm, score)
+    # (cluster size and population come from the clustering, given to it by the ranking)
+    assert set(first) == {name for name, _ in BLIND} - {"cluster_size", "population"}
+    for name in first:
+        np.testing.assert_array_equal(first[name], second[name], err_msg=name)
+        assert np.isfinite(first[name]).all(), name
+    assert (first["interface_pairs"] >= first["interface_ligand"]).all()
+    assert (first["interface_receptor"] > 0).any()
+
+
+def test_rescores_equal_across_backends(example):
+    """The features' re-scores (numba kernels) equal the all-pairs numpy oracle's, and
+    torch's where it is installed."""
+    setup, poses, swarm, score = example
+    features = solution_features(setup, poses, swarm, score)
+    backends = ["numpy"]
+    try:
+        import torch  # noqa: F401
+
+        backends.append("torch")
+    except ImportError:
+        pass
+    for function in ("dfire_soft", "vdw", "pisa"):
+        for backend in backends:
+            if backend == "torch" and function == "pisa":
+                continue  # (numba and numpy only)
+            other = score_poses(setup, poses, scoring=function, backend=backend)
+            np.testing.assert_allclose(features[function], other, rtol=1e-9, atol=1e-9)
+
+
+def test_swarm_standing_ranks_within_each_swarm():
+    got = swarm_standing(np.array([3, 3, 1, 3, 1]), np.array([1.0, 5.0, 2.0, 3.0, -1.0]))
+    np.testing.assert_array_equal(got["rank_in_swarm"], [2, 0, 0, 1, 1])
+    np.testing.assert_array_equal(got["swarm_representatives"], [3, 3, 2, 3, 2])
+    assert set(SWARM) == set(got) and len(INTERFACE) == 3
+
+
+def test_the_shipped_blind_model_orders_a_stored_pool_as_lightgbm():
+    """The stored rows (representatives of a training pool) are ordered by the shipped trees
+    exactly as by LightGBM's own predictions at export, and the model's identity is stable."""
+    trees, record = shipped_model("blind")
+    check = record["check"]
+    got = trees.predict(np.array(check["rows"]))
+    np.testing.assert_allclose(got, check["predictions"], rtol=0, atol=1e-9)
+    golden = np.argsort(-np.array(check["predictions"]), kind="stable")
+    np.testing.assert_array_equal(np.argsort(-got, kind="stable"), golden)
+    assert [tuple(f) for f in record["features"]] == list(BLIND)
+    twenty = {p.name for p in (BENCHMARKS.parent.parent / "shared").glob("bench*/*")}
+    assert twenty and twenty.isdisjoint(record["training_complexes"])
+    assert len(model_hash("blind")) == 16 and model_hash("blind") != model_hash("restrained")
+
+
+def test_the_blind_key_depends_on_ranks_and_raw_counts_only():
+    rng = np.random.default_rng(4)
+    features = {name: rng.normal(size=50) for name, how in BLIND if how == "rank"}
+    features |= {name: rng.integers(0, 40, size=50) for name, how in BLIND if how == "raw"}
+    key = learned_key(features, "blind")
+    scaled = {
+        name: (3.0 * v + 1.0 if how == "rank" else v)
+        for (name, how), v in zip(BLIND, (features[n] for n, _ in BLIND), strict=True)
+    }
+    np.testing.assert_array_equal(learned_key(scaled, "blind"), key)
+
+
+def test_training_script_runs_end_to_end_on_two_tiny_training_complexes(tmp_path, monkeypatch):
+    """Blind pools of two small training complexes (a tiny docking each), their features,
+    a fit and an export that the package's trees reproduce."""
+    shared = BENCHMARKS.parent.parent / "shared" / "train"
+    if not (shared / "2OOB").is_dir():
+        pytest.skip("../shared/train is not here")
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    for name in ("restrained_pools", "blind_learned"):
+        sys.modules.pop(name, None)
+    import blind_learned
+    import restrained_pools
+
+    pools = tmp_path / "pools"
+    restrained_pools.main(
+        ["--set", "train", "--complexes", "2OOB", "1EFN", "--blind", "--keep-setup",
+         "--early-steps", "--steps", "10", "-g", "10", "-s", "3", "--threads", "1",
+         "--out", str(pools)]
+    )  # fmt: skip
+    assert {p.parent.name for p in pools.glob("*/pool.npz")} == {"2OOB", "1EFN"}
+    out = tmp_path / "model.json"
+    params = {"n_estimators": 5, "num_leaves": 3, "min_child_samples": 1}
+    blind_learned.main(
+        [str(pools), "--params", json.dumps(params), "--seeds", "1", "--export", str(out)]
+    )
+    record = json.loads(out.read_text())
+    assert record["training_complexes"] == ["1EFN", "2OOB"]
+    arrays = {k: np.asarray(v) for k, v in record["trees"].items()}
+    trees = Trees(**arrays)
+    got = trees.predict(np.array(record["check"]["rows"]))
+    np.testing.assert_allclose(got, record["check"]["predictions"], rtol=0, atol=1e-9)
+    assert (pools / "2OOB" / "features.npz").is_file()
+
+
+def test_dock_and_rank_use_the_blind_model_and_record_it(tmp_path):
+    """``dock --rank-method learned_blind`` (no restraints) ranks by the blind model and
+    records its identity in run.json; ``rank --method learned_blind`` on the same setup
+    gives the same order (cluster sizes read back from cluster.repr)."""
+    from sparkledock.cli import main
+
+    src = example_dir()
+    out = tmp_path / "out"
+    argv = ["dock", str(src / "2X9A_r_u.pdb"), str(src / "2X9A_l_u.pdb"), "-o", str(out)]
+    argv += ["-s", "3", "-g", "12", "--steps", "10", "--rank-method", "learned_blind"]
+    assert main([*argv, "--quiet"]) == 0
+    record = json.loads((out / "run.json").read_text())
+    rank = next(s for s in record["stages"] if s["name"] == "rank")
+    assert rank["model"] == model_hash("blind")
+    with (out / "ranking.csv").open() as handle:
+        rows = [line.split(",") for line in handle.read().splitlines()]
+    header, rows = rows[0], rows[1:]
+    docked = [(int(r[header.index("swarm")]), int(r[header.index("glowworm")])) for r in rows]
+    assert main(["rank", str(out / "setup"), "3", "10", "--method", "learned_blind"]) == 0
+    listed = (out / "setup" / "rank_by_learned_blind.list").read_text().splitlines()[1:]
+    assert len(listed) == len(docked)
