@@ -127,3 +127,27 @@ def test_dock_shares_setups_spelling_of_shared_options():
 
     for name in ("membrane", "transmembrane", "paratope", "map_modified"):
         assert flag_of(DockOptions, name) is flag_of(SetupOptions, name)
+
+
+def test_dock_parses_each_input_once(tmp_path, monkeypatch):
+    """The checks read the partners and restraints; the setup takes them as read (issue 33:
+    objects between stages), so each input structure is parsed once per docking."""
+    import sparkledock.docking.checks as checks
+    import sparkledock.preparation.inputs as inputs
+    from sparkledock import example_files
+    from sparkledock.cli import main
+
+    reads: list[str] = []
+    original = inputs.read_structure
+
+    def counted(path):
+        reads.append(str(path))
+        return original(path)
+
+    monkeypatch.setattr(checks, "read_structure", counted)
+    monkeypatch.setattr(inputs, "read_structure", counted)
+    files = example_files()
+    argv = ["dock", str(files["receptor"]), str(files["ligand"]), "-r", str(files["restraints"])]
+    argv += ["-o", str(tmp_path / "out"), "-s", "2", "-g", "6", "--steps", "3", "--quiet"]
+    assert main(argv) == 0
+    assert sorted(reads) == sorted([str(files["receptor"]), str(files["ligand"])])

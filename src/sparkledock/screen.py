@@ -28,7 +28,6 @@ from .docking import (
     check_options,
     default_scoring_mode,
     dock_key,
-    dock_setup_options,
     engine_name,
     own_outputs,
     prepare_dock_setup,
@@ -41,7 +40,6 @@ from .engine.driver import RunOptions, run_setups
 from .errors import InputFileError, SparkledockError, SparkledockWarning
 from .fileutil import atomic_write_text, check_output_folder, folder_lock, read_text_input
 from .io.setupdir import SetupDir
-from .preparation.inputs import read_partners
 from .runlog import LOGGER, RunRecord, file_record, untimed
 
 REQUIRED = ("name", "receptor", "ligand")
@@ -186,7 +184,6 @@ def _check(pair: Pair, out: Path, options: DockOptions, force: bool) -> tuple[st
     own = _own(options, pair)
     try:
         check_docking(pair.receptor, pair.ligand, pair.restraints, pair.reference, own)
-        read_partners(pair.receptor, pair.ligand, pair.restraints, dock_setup_options(own))
         key = dock_key(pair.receptor, pair.ligand, pair.restraints, own)
     except SparkledockError as exc:
         return str(exc), ""

@@ -23,9 +23,10 @@ from ..engine.spec import FAST_MODES, SAVE_EVERY
 from ..errors import SparkledockError, SparkledockWarning
 from ..fileutil import check_input_file
 from ..molecule.structure import read_structure
+from ..preparation.inputs import ReadPartners, read_partners
 from ..preparation.prepare import SetupOptions, pose_size
 from ..scoring import check_molecules, get_scoring
-from .options import DockOptions, check_options
+from .options import DockOptions, check_options, dock_setup_options
 
 #: Runs longer than this are told what their snapshots cost.
 MANY_STEPS = 10_000
@@ -94,8 +95,9 @@ def check_docking(
     restraints: str | os.PathLike[str] | None,
     reference: str | os.PathLike[str] | None,
     options: DockOptions,
-) -> None:
-    """Refuse, in one line naming the option or file, a docking that cannot run to its end.
+) -> ReadPartners:
+    """Refuse, in one line naming the option or file, a docking that cannot run to its end;
+    returns the partners and restraints as read (the setup takes them: each is parsed once).
 
     ``options`` are the docking's with the protocol's defaults decided
     (:func:`~.options.with_defaults`).
@@ -121,9 +123,12 @@ def check_docking(
     require_memory(
         swarm_bytes(options.glowworms, size), f"a swarm of {options.glowworms} glowworms"
     )
-    if functions:  # what the ranking scores must be able to type both partners
-        for what in ("receptor", "ligand"):
-            path = Path(files[what])
-            partner = SimpleNamespace(atoms=read_structure(path))
-            for name in functions:
-                check_molecules(get_scoring(name), partner, f"{path} (--rank-method)")
+    # the partners and restraints, read once: what the ranking scores must be able to type,
+    # then everything the setup can refuse of them (the setup takes them as read)
+    raw = read_structure(receptor), read_structure(ligand)
+    for what, atoms in zip(("receptor", "ligand"), raw, strict=True):
+        for name in functions:
+            said = f"{files[what]} (--rank-method)"
+            check_molecules(get_scoring(name), SimpleNamespace(atoms=atoms), said)
+    setup_options = dock_setup_options(options)
+    return read_partners(Path(receptor), Path(ligand), restraints, setup_options, raw)

@@ -279,3 +279,22 @@ def with_defaults(options: DockOptions, restrained: bool) -> DockOptions:
         mode = default_scoring_mode(options, restrained)
         options = dataclasses.replace(options, scoring_mode=mode)
     return options
+
+
+def dock_setup_options(options: DockOptions) -> SetupOptions:
+    """The setup a docking makes (``options`` with the protocol's defaults decided)."""
+    return SetupOptions(
+        glowworms=options.glowworms,
+        swarms=options.swarms,
+        anm=bool(options.anm),
+        noxt=True,
+        noh=True,
+        now=True,
+        seed=options.seed,
+        map_modified=options.map_modified,
+        scoring=options.scoring,
+        membrane=options.membrane,
+        transmembrane=options.transmembrane,
+        paratope=options.paratope,
+        swarm_spacing=options.swarm_spacing or 0.0,
+    )

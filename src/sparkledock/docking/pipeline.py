@@ -19,11 +19,11 @@ from ..io.setupdir import SetupDir
 from ..molecule.structure import read_structure
 from ..molecule.system import DockingSetup
 from ..preparation.paratope import require_paratope
-from ..preparation.prepare import SetupOptions, prepare_setup
+from ..preparation.prepare import prepare_setup
 from ..runlog import LOGGER, RunRecord, file_record, untimed
 from .analyse import analyse
 from .checks import check_docking
-from .options import DockOptions, engine_name, key_options, with_defaults
+from .options import DockOptions, dock_setup_options, engine_name, key_options, with_defaults
 
 #: What ``dock`` records in its output folder: the run's key, its stage and score history.
 DOCK_RECORD = "sparkledock_dock.json"
@@ -151,7 +151,7 @@ def dock(
         record: Any = {}
         if lead:
             try:
-                check_docking(receptor, ligand, restraints, reference, options)
+                partners = check_docking(receptor, ligand, restraints, reference, options)
                 _check_reference(reference)
                 if options.paratope:  # an antibody receptor and no restraints, before any work
                     if restraints is not None:
@@ -159,7 +159,7 @@ def dock(
                             f"{restraints}: restraints and --paratope both choose where swarms "
                             "go; give one"
                         )
-                    require_paratope(read_structure(receptor), str(receptor))
+                    require_paratope(partners.raw[0], str(receptor))
                 files = {"receptor": receptor, "ligand": ligand}
                 files |= {"restraints": restraints, "reference": reference}
                 runrec.inputs = {k: file_record(v) for k, v in files.items() if v is not None}
@@ -171,7 +171,7 @@ def dock(
                 record = _begin(out, key, force)
                 if not record:
                     with runrec.stage("setup", f"{Path(receptor).name} + {Path(ligand).name}"):
-                        prepare_dock_setup(receptor, ligand, out, restraints, options)
+                        prepare_dock_setup(receptor, ligand, out, restraints, options, partners)
                     record = write_record(out, key, "setup")
                 elif record.get("stage") == "done":
                     LOGGER.info(
@@ -246,27 +246,11 @@ def _forget_unfinished(out: Path) -> None:
         shutil.rmtree(out, ignore_errors=True)
 
 
-def dock_setup_options(options: DockOptions) -> SetupOptions:
-    """The setup a docking makes (``options`` with the protocol's defaults decided)."""
-    return SetupOptions(
-        glowworms=options.glowworms,
-        swarms=options.swarms,
-        anm=bool(options.anm),
-        noxt=True,
-        noh=True,
-        now=True,
-        seed=options.seed,
-        map_modified=options.map_modified,
-        scoring=options.scoring,
-        membrane=options.membrane,
-        transmembrane=options.transmembrane,
-        paratope=options.paratope,
-        swarm_spacing=options.swarm_spacing or 0.0,
-    )
-
-
-def prepare_dock_setup(receptor, ligand, out: Path, restraints, options: DockOptions) -> Path:
-    """Write the setup (``OUT/setup``); a half-written one is removed on failure."""
+def prepare_dock_setup(
+    receptor, ligand, out: Path, restraints, options: DockOptions, partners=None
+) -> Path:
+    """Write the setup (``OUT/setup``) from the partners as the checks read them (``partners``:
+    read again when not given); a half-written one is removed on failure."""
     try:
         return prepare_setup(
             receptor,
@@ -274,6 +258,7 @@ def prepare_dock_setup(receptor, ligand, out: Path, restraints, options: DockOpt
             out / "setup",
             restraints=restraints,
             options=dock_setup_options(options),
+            partners=partners,
             progress=lambda line: LOGGER.info(f"setup: {line}"),
         )
     except BaseException:

@@ -68,12 +68,18 @@ class ReadPartners:
 
 
 def read_partners(
-    receptor: Path, ligand: Path, restraints: str | os.PathLike[str] | None, options: SetupOptions
+    receptor: Path,
+    ligand: Path,
+    restraints: str | os.PathLike[str] | None,
+    options: SetupOptions,
+    raw: tuple[Atoms, Atoms] | None = None,
 ) -> ReadPartners:
-    """Everything a setup can refuse about its inputs, before any work: both structures read,
-    cleaned and typed for the scoring function, their ``lightdock_*.pdb`` columns, every
-    restraint residue present (one line naming the file and residue)."""
-    raw = read_structure(receptor), read_structure(ligand)
+    """Everything a setup can refuse about its inputs, before any work: both structures read
+    (``raw``: as already read from those files), cleaned and typed for the scoring function,
+    their ``lightdock_*.pdb`` columns, every restraint residue present (one line naming the
+    file and residue)."""
+    if raw is None:
+        raw = read_structure(receptor), read_structure(ligand)
     cleaned = clean_partner(raw[0], receptor, options), clean_partner(raw[1], ligand, options)
     moved = centred(cleaned[0]), centred(cleaned[1])
     for atoms, path in zip(moved, (receptor, ligand), strict=True):

@@ -44,7 +44,7 @@ from ..molecule.structure import (
 )
 from ..molecule.system import ligand_chain_ids
 from ..version import __version__
-from .inputs import read_partners
+from .inputs import ReadPartners, read_partners
 from .lightdock_poses import lightdock_poses
 from .membrane import bead_heights, membrane_atoms, membrane_side
 from .options import (  # noqa: F401 (re-exported: the setup stage's options)
@@ -180,6 +180,7 @@ def prepare_setup(
     options: SetupOptions = SetupOptions(),
     force: bool = False,
     progress: Callable[[str], None] | None = None,
+    partners: ReadPartners | None = None,
 ) -> Path:
     """Write a LightDock 0.9.4-compatible setup directory; returns it.
 
@@ -211,7 +212,8 @@ def prepare_setup(
         raise InputFileError(f"{folder.setup_json}: a setup is already here (--force replaces it)")
     rec_name, lig_name = setup_names(rec_path, lig_path)
     stage = _Stages(progress)
-    partners = read_partners(rec_path, lig_path, restraints, options)
+    if partners is None:  # (``partners``: as a caller's checks read them with these options)
+        partners = read_partners(rec_path, lig_path, restraints, options)
     rec_raw, lig_raw, rec_atoms, lig_atoms = partners.raw + partners.cleaned
     rec_c, lig_c = partners.centred
     parsed = partners.restraints
