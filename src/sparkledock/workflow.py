@@ -329,7 +329,7 @@ def rank(setup_folder: str | os.PathLike[str], steps: int, clusters: bool = True
     loaded = load_setup(setup_folder)
     folder = SetupDir(loaded.path)
     chosen = {}
-    for swarm in range(int(loaded.config["swarms"])):
+    for swarm in range(loaded.n_swarms):
         path = folder.gso(swarm, steps)
         if not path.is_file():
             continue

@@ -367,7 +367,7 @@ def rerank(
         swarms = np.array([r.swarm for r in ranked])
         features = solution_features(setup, poses, swarms, features["score"], known=features)
     if "paratope" in NEEDS[method]:
-        cdrs = setup.config.get("paratope") or []
+        cdrs = setup.paratope
         if not cdrs:
             raise SparkledockError(
                 f"{setup.path}: ranking 'paratope' needs a docking set up with --paratope"

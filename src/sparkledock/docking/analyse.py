@@ -148,7 +148,7 @@ def analyse(
     options = with_defaults(options, restrained=restraints is not None)
     stage = runrec.stage if runrec is not None else untimed
     folder = SetupDir(setup.path)
-    n_swarms = int(setup.config["swarms"])
+    n_swarms = setup.n_swarms
     sizes = []
     chosen = {}
     groups: list[Cluster] = []

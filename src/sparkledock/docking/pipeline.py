@@ -217,7 +217,7 @@ def _run_line(setup: DockingSetup | None, options: DockOptions) -> str:
     if setup is None:
         return f"{options.steps} steps"
     return (
-        f"{setup.config['swarms']} swarms × {setup.config['glowworms']} glowworms, "
+        f"{setup.n_swarms} swarms × {setup.n_glowworms} glowworms, "
         f"{options.steps} steps, {options.scoring} ({options.scoring_mode} scoring)"
     )
 

@@ -287,7 +287,7 @@ def _plan_tasks(
         ids = job.spec.swarms
         if not ids:  # (a screen: every swarm of the setup)
             context = job.context or load_run_context(job.root, job.spec.scoring)
-            ids = tuple(range(int(context.setup.config.get("swarms", 0))))
+            ids = tuple(range(context.setup.n_swarms))
         todo = [s for s in ids if not (job.skip_finished and swarm_finished(job.root, s, job.spec))]
         todo_per_job.append(todo)
         skipped.append(len(ids) - len(todo))
@@ -324,7 +324,7 @@ def _plan_tasks(
 
 
 def _glowworms(context: RunContext, swarm: int, exact: bool) -> int:
-    n_swarms = int(context.setup.config.get("swarms", 0))
+    n_swarms = context.setup.n_swarms
     path = starting_files(context.root, n_swarms, [swarm], exact)[swarm]
     return len(read_poses(path, context.setup.layout))
 

@@ -183,7 +183,7 @@ def merge_results(parts: Sequence[RunResult], **fields: Any) -> RunResult:
 
 def check_swarms(context: RunContext, swarms: Sequence[int] | None) -> tuple[int, ...]:
     """The swarm ids to run (default: all), or a one-line error naming the setup."""
-    n_swarms = int(context.setup.config.get("swarms", 0))
+    n_swarms = context.setup.n_swarms
     ids = tuple(range(n_swarms)) if swarms is None else tuple(int(s) for s in swarms)
     bad = [s for s in ids if not 0 <= s < n_swarms]
     if bad or not ids:
@@ -203,7 +203,7 @@ def check_steps(context: RunContext, steps: int) -> None:
 
 def read_starts(context: RunContext, ids: Sequence[int], exact: bool) -> dict[int, np.ndarray]:
     """Each swarm's starting poses; every swarm must have as many glowworms as the first."""
-    n_swarms = int(context.setup.config.get("swarms", 0))
+    n_swarms = context.setup.n_swarms
     starts: dict[int, np.ndarray] = {}
     for swarm, path in starting_files(context.root, n_swarms, ids, exact).items():
         poses = context.parsed.get(Path(path).resolve())

@@ -182,8 +182,8 @@ def parsed_structures(setup: DockingSetup) -> tuple[Atoms, Atoms]:
 
     folder = SetupDir(setup.path)
     return (
-        read_structure(folder.structure(setup.config["receptor_pdb"])),
-        read_structure(folder.structure(setup.config["ligand_pdb"])),
+        read_structure(folder.structure(setup.structure_name("receptor"))),
+        read_structure(folder.structure(setup.structure_name("ligand"))),
     )
 
 

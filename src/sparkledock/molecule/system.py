@@ -91,6 +91,26 @@ class DockingSetup:
     #: structure's frame for sparkledock's setups, the parsed file's for LightDock's
     model_centre: np.ndarray
 
+    # (setup.json's entries that the stages read, typed; ``config`` keeps the whole file)
+    @property
+    def n_swarms(self) -> int:
+        """How many swarms the setup has."""
+        return int(self.config.get("swarms", 0))
+
+    @property
+    def n_glowworms(self) -> int:
+        """Glowworms per swarm."""
+        return int(self.config.get("glowworms", 0))
+
+    @property
+    def paratope(self) -> list[str]:
+        """The CDR residues (LightDock ids) of a setup made with ``--paratope`` (else none)."""
+        return list(self.config.get("paratope") or [])
+
+    def structure_name(self, partner: str) -> str:
+        """The file name setup.json gives ``partner``'s structure (``receptor``/``ligand``)."""
+        return str(self.config[f"{partner}_pdb"])
+
 
 CHAIN_IDS = string.ascii_uppercase + string.ascii_lowercase + string.digits
 

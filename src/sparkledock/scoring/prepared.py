@@ -57,8 +57,8 @@ def prepare_scoring(
         restraints = read_any_restraints(restraints, setup.receptor.atoms, setup.ligand.atoms)
     function = get_scoring(scoring)
     names = tuple(
-        str(Path(setup.path) / f"lightdock_{Path(setup.config[key]).name}")
-        for key in ("receptor_pdb", "ligand_pdb")
+        str(Path(setup.path) / f"lightdock_{Path(setup.structure_name(partner)).name}")
+        for partner in ("receptor", "ligand")
     )
     for partner, name in zip((setup.receptor, setup.ligand), names, strict=True):
         check_molecules(function, partner, name)
