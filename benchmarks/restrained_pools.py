@@ -49,6 +49,7 @@ from sparkledock.engine.context import setup_restraints
 from sparkledock.engine.spec import SAVE_EVERY
 from sparkledock.io.lightdock import load_setup, read_gso_output
 from sparkledock.io.setupdir import SetupDir
+from sparkledock.molecule.structure import read_structure
 from sparkledock.scoring.prepared import prepare_scoring
 
 HERE = Path(__file__).resolve().parent
@@ -75,6 +76,9 @@ def pool(folder: Path, out: Path, args: argparse.Namespace) -> dict:
     if record.is_file():
         return json.loads(record.read_text())
     files = complex_inputs(folder)
+    chains = set(read_structure(files["reference"]).chain.astype(str))
+    if len(chains) < 2:  # (its pool could not be labelled: refused before docking)
+        raise ValueError(f"{files['reference']}: one chain ({''.join(chains)}), no complex")
     work = out / "dock"
     shutil.rmtree(work, ignore_errors=True)
     start = time.perf_counter()
@@ -229,6 +233,7 @@ def main(argv: list[str] | None = None) -> None:
         except Exception as exc:  # one complex's failure is recorded, not fatal
             print(f"| {folder.name} | failed: {type(exc).__name__}: {exc} |", flush=True)
             (out / "failed.txt").write_text(f"{type(exc).__name__}: {exc}\n")
+            shutil.rmtree(out / "dock", ignore_errors=True)  # (a failed docking's files)
             continue
         print(
             f"| {r['complex']} | {r['swarms']} | {r['representatives']} | {r['acceptable']} | "

@@ -212,6 +212,13 @@ def test_quiet_surprises_are_said(tmp_path):
     (tmp_path / "cut.pdb").write_text("\n".join(atoms)[:-20])  # (inside the occupancy)
     with pytest.warns(SparkledockWarning, match="cut short"):
         read_structure(tmp_path / "cut.pdb")
+    half = len(atoms) // 2  # two files pasted into one: what follows END is not read
+    pasted = "\n".join([*atoms[:half], "END", *atoms[half:], "END"]) + "\n"
+    (tmp_path / "pasted.pdb").write_text(pasted)
+    with pytest.warns(
+        SparkledockWarning, match=f"{len(atoms) - half} atom record.s. after the END"
+    ):
+        assert len(read_structure(tmp_path / "pasted.pdb")) == half
     far = f"{atoms[-1][:30]}{200.0:8.3f}{0.0:8.3f}{0.0:8.3f}{atoms[-1][54:]}"
     bead = "ATOM  99999  BJ  MMB Z 999      0.000   0.000   0.000  1.00  0.00           P"
     odd = "\n".join([*atoms, atoms[0], far.replace(" A ", " Z "), bead]) + "\nEND\n"

@@ -228,6 +228,27 @@ def _warn_truncated(path: Path, text: str) -> None:
         )
 
 
+_END = re.compile(r"^END\s*$", re.MULTILINE)
+_ATOM_LINE = re.compile(r"^(ATOM  |HETATM)", re.MULTILINE)
+
+
+def _warn_after_end(path: Path, text: str) -> None:
+    """Warn when atom records follow an END record (two files pasted into one): END ends a
+    PDB file, so they are not read (as the DockQ package and Biopython read it too)."""
+    end = _END.search(text)
+    if end is None:
+        return
+    after = len(_ATOM_LINE.findall(text, end.end()))
+    if after:
+        warnings.warn(
+            f"{path}: {after} atom record(s) after the END record on line "
+            f"{text.count(chr(10), 0, end.start()) + 1} are not read (END ends a PDB file; "
+            "remove it to read them)",
+            SparkledockWarning,
+            stacklevel=3,
+        )
+
+
 def structure_text(path: Path) -> tuple[str, str]:
     """The text of a structure file and its name without ``.gz`` (gzip is read as such;
     a byte that is not UTF-8, such as Latin-1 in a REMARK, is read as Latin-1)."""
@@ -274,6 +295,7 @@ def read_structure(path: str | os.PathLike[str]) -> Atoms:
         else:
             _check_pdb_lines(path, text)
             _warn_truncated(path, text)
+            _warn_after_end(path, text)
             st = gemmi.read_pdb_string(_BAD_CHARGE.sub(r"\1  ", text))
     except InputFileError:
         raise
