@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import BENCH, SHARED
 from sparkledock.analysis.features import INTERFACE, SWARM, solution_features, swarm_standing
 from sparkledock.analysis.learned import BLIND, Trees, learned_key, model_hash, shipped_model
 from sparkledock.cli import example_dir
@@ -79,7 +80,7 @@ def test_the_shipped_blind_model_orders_a_stored_pool_as_lightgbm():
     golden = np.argsort(-np.array(check["predictions"]), kind="stable")
     np.testing.assert_array_equal(np.argsort(-got, kind="stable"), golden)
     assert [tuple(f) for f in record["features"]] == list(BLIND)
-    twenty = {p.name for p in (BENCHMARKS.parent.parent / "shared").glob("bench*/*")}
+    twenty = {p.name for p in BENCH.parent.glob("bench*/*") if p.is_dir()}
     assert twenty and twenty.isdisjoint(record["training_complexes"])
     assert len(model_hash("blind")) == 16 and model_hash("blind") != model_hash("restrained")
 
@@ -99,9 +100,7 @@ def test_the_blind_key_depends_on_ranks_and_raw_counts_only():
 def test_training_script_runs_end_to_end_on_two_tiny_training_complexes(tmp_path, monkeypatch):
     """Blind pools of two small training complexes (a tiny docking each), their features,
     a fit and an export that the package's trees reproduce."""
-    shared = BENCHMARKS.parent.parent / "shared" / "train"
-    if not (shared / "2OOB").is_dir():
-        pytest.skip("../shared/train is not here")
+    assert (SHARED / "train" / "2OOB").is_dir()  # (skipped without ../shared: conftest)
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     for name in ("restrained_pools", "blind_learned"):
         sys.modules.pop(name, None)
