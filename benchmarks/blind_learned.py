@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from dock_accuracy import lightdock_published
+from restrained_learned import capri_label
 from sparkledock.analysis import learned
 from sparkledock.analysis.features import solution_features
 from sparkledock.analysis.ranking import order
@@ -51,16 +52,6 @@ GRID = [
      "subsample": 0.8, "subsample_freq": 1, "colsample_bytree": 0.8}
     for n, leaves, m in itertools.product((100, 300), (7, 15), (20, 100))
 ]  # fmt: skip
-
-
-def capri_label(pool: dict[str, np.ndarray]) -> np.ndarray:
-    """0 incorrect, 1 acceptable, 2 medium, 3 high (CAPRI's thresholds)."""
-    f, i, lr = pool["fnat"], pool["irmsd"], pool["lrmsd"]
-    label = np.zeros(len(f), dtype=int)
-    label[(f >= 0.1) & ((lr <= 10) | (i <= 4))] = 1
-    label[(f >= 0.3) & ((lr <= 5) | (i <= 2))] = 2
-    label[(f >= 0.5) & ((lr <= 1) | (i <= 1))] = 3
-    return label
 
 
 def pool_features(folder: Path) -> dict[str, np.ndarray]:

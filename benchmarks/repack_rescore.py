@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from blind_learned import capri_label
+from restrained_learned import capri_label
 from sparkledock.analysis.models import complex_atoms, complex_coordinates
 from sparkledock.analysis.ranking import order
 from sparkledock.io.lightdock import load_setup
