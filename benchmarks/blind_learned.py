@@ -54,6 +54,14 @@ GRID = [
 ]  # fmt: skip
 
 
+#: The training labels (``--label``): the CAPRI class, or DockQ in tenths; the one in use.
+LABELS = {
+    "label": "CAPRI class: 0 incorrect, 1 acceptable, 2 medium, 3 high",
+    "dockq_label": "DockQ in tenths (0-10)",
+}
+LABEL = ["label"]
+
+
 def pool_features(folder: Path) -> dict[str, np.ndarray]:
     """A pool's representatives' features (cached in ``features.npz``) and labels."""
     cache = folder / "features.npz"
@@ -75,6 +83,8 @@ def pool_features(folder: Path) -> dict[str, np.ndarray]:
         np.savez(tmp, **features)
         tmp.replace(cache)
     features["label"] = capri_label(pool)
+    # a graded alternative (``--label dockq``): DockQ in tenths, so near-misses teach too
+    features["dockq_label"] = np.clip(np.floor(pool["dockq"] * 10), 0, 10).astype(int)
     return features
 
 
@@ -104,7 +114,7 @@ def fit(pools: dict, names: list[str], params: dict, seeds: int) -> list:
     import lightgbm as lgb
 
     x = np.concatenate([learned.feature_matrix(pools[n], learned.BLIND) for n in names])
-    y = np.concatenate([pools[n]["label"] for n in names])
+    y = np.concatenate([pools[n][LABEL[0]] for n in names])
     groups = [len(pools[n]["label"]) for n in names]
     models = []
     for seed in range(seeds):
@@ -184,7 +194,7 @@ def export(path: Path, pools: dict, params: dict, seeds: int, cv: str) -> None:
         "params": params,
         "chosen_by": cv,
         "seeds": list(range(seeds)),
-        "label": "CAPRI class: 0 incorrect, 1 acceptable, 2 medium, 3 high",
+        "label": LABELS[LABEL[0]],
         "check": {
             "pool": names[0],
             "rows": check.tolist(),
@@ -228,9 +238,14 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--params", help="LightGBM parameters as JSON (default: cross-validated)")
+    p.add_argument(
+        "--label", choices=("capri", "dockq"), default="capri",
+        help="train on CAPRI classes or on DockQ in tenths (success is judged by CAPRI)",
+    )  # fmt: skip
     p.add_argument("--export", type=Path, help="write the ranker fitted on every pool here")
     p.add_argument("--evaluate", type=Path, help="apply the shipped model to these pools")
     args = p.parse_args(argv)
+    LABEL[0] = "label" if args.label == "capri" else "dockq_label"
     if args.evaluate:
         evaluate(load(args.evaluate, args.complexes))
         return
