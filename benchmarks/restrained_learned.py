@@ -53,12 +53,43 @@ def kept(pool: dict[str, np.ndarray]) -> np.ndarray:
 
 
 def features(pool: dict[str, np.ndarray], index: np.ndarray) -> np.ndarray:
-    """(N, F) percentile ranks within the complex (larger is better for every feature)."""
+    """(N, F) percentile ranks within the complex (larger is better for every feature); with
+    ``--extended``, the blind ranking's further features after them (:data:`EXTENDED`)."""
     columns = []
     for name in FEATURES:
         values = pool[name][index].astype(float)
         columns.append(average_ranks(values) / max(len(values), 1))
+    for name, how in EXTENDED if USE_EXTENDED else ():
+        values = pool[name][index].astype(float)
+        columns.append(average_ranks(values) / max(len(values), 1) if how == "rank" else values)
     return np.column_stack(columns)
+
+
+#: ``--extended``: the blind ranking's features beyond these eight (issue 36), computed from
+#: each docking's kept setup (``<pool>/dock/setup``) and cached beside it (``features.npz``).
+EXTENDED = (
+    ("tobi", "rank"), ("pisa", "rank"), ("vdw", "rank"), ("sipper", "rank"),
+    ("interface_receptor", "raw"), ("interface_ligand", "raw"), ("interface_pairs", "raw"),
+    ("rank_in_swarm", "raw"), ("swarm_representatives", "rank"),
+)  # fmt: skip
+USE_EXTENDED = False
+
+
+def with_extended(folder: Path, pools: dict) -> dict:
+    """``pools`` with each one's extended features (computed once, then read from the cache)."""
+    from sparkledock.analysis.features import solution_features
+    from sparkledock.io.lightdock import load_setup
+
+    for name, pool in pools.items():
+        cache = folder / name / "features.npz"
+        if not cache.is_file():
+            setup = load_setup(folder / name / "dock" / "setup")
+            known = {k: pool[k] for k in ("dfire_soft", "mj3h")}
+            extra = solution_features(setup, pool["pose"], pool["swarm"], pool["score"], known)
+            np.savez(cache, **{k: extra[k] for k, _ in EXTENDED})
+        with np.load(cache) as data:
+            pool.update({k: data[k] for k in data.files})
+    return pools
 
 
 def first_hit(ok: np.ndarray) -> int | None:
@@ -120,7 +151,8 @@ def export(path: Path, data: dict, names: list[str], seeds: int) -> None:
         "what": "restrained ranking learned on training complexes (LightGBM lambdarank)",
         "command": "python benchmarks/restrained_learned.py POOLS --export PATH",
         "lightgbm": lightgbm.__version__,
-        "features": list(PACKAGE_FEATURES),
+        "features": list(PACKAGE_FEATURES)
+        + ([list(spec) for spec in EXTENDED] if USE_EXTENDED else []),
         "training_complexes": names,
         "params": PARAMS,
         "seeds": list(range(seeds)),
@@ -149,9 +181,16 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seeds", type=int, default=3, help="LightGBM seeds averaged per fold")
     p.add_argument("--evaluate", type=Path, help="pools to apply the frozen ranker to")
     p.add_argument("--export", type=Path, help="write the ranker fitted on every pool here")
+    p.add_argument(
+        "--extended", action="store_true", help="add the blind ranking's features (EXTENDED)"
+    )
     args = p.parse_args(argv)
+    global USE_EXTENDED
+    USE_EXTENDED = args.extended
 
     pools = load(args.pools)
+    if args.extended:
+        pools = with_extended(args.pools, pools)
     data = prepared(pools)
     if args.export:
         export(args.export, data, list(pools), args.seeds)
@@ -160,6 +199,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.evaluate:
         models = fit(data, list(pools), args.seeds)
         pools = load(args.evaluate)
+        if args.extended:
+            pools = with_extended(args.evaluate, pools)
         data = prepared(pools)
         for name in pools:
             shipped[name], learned[name] = compare(pools[name], data[name], models)
