@@ -60,6 +60,8 @@ LABELS = {
     "dockq_label": "DockQ in tenths (0-10)",
 }
 LABEL = ["label"]
+#: ``--linear``: also cross-validate the linear alternative (:func:`fit_linear`).
+LINEAR = [False]
 
 
 def pool_features(folder: Path) -> dict[str, np.ndarray]:
@@ -127,6 +129,21 @@ def fit(pools: dict, names: list[str], params: dict, seeds: int) -> list:
     return models
 
 
+def fit_linear(pools: dict, names: list[str], c: float):
+    """A linear alternative with few parameters (small data): logistic regression of
+    "acceptable or better" on the standardised features, classes balanced (scikit-learn)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    x = np.concatenate([learned.feature_matrix(pools[n], learned.BLIND) for n in names])
+    y = np.concatenate([pools[n]["label"] >= 1 for n in names])
+    model = make_pipeline(
+        StandardScaler(), LogisticRegression(C=c, class_weight="balanced", max_iter=2000)
+    )
+    return model.fit(x, y)
+
+
 def firsts(pool: dict[str, np.ndarray], key: np.ndarray) -> int | None:
     """The rank of the first acceptable representative when ordered by ``key`` (larger
     first, ties in pool order)."""
@@ -172,6 +189,14 @@ def cross_validate(pools: dict, k: int, seeds: int) -> dict:
         tops = [sum(1 for r in got.values() if r is not None and r <= n) for n in (10, 5, 1)]
         mrr = float(np.mean([1 / r if r else 0.0 for r in got.values()]))
         results.append(((*tops, mrr), params))
+    for c in (0.01, 0.1, 1.0) if LINEAR[0] else ():
+        got = {}
+        for held in groups:
+            model = fit_linear(pools, [n for n in names if n not in held], c)
+            for n in held:
+                x = learned.feature_matrix(pools[n], learned.BLIND)
+                got[n] = firsts(pools[n], model.decision_function(x))
+        print(f"| logistic regression (C={c}; compared, not exported) | {summary(got)} |")
     best = max(results, key=lambda r: r[0])[1]
     print(f"\nchosen: {json.dumps(best)}")
     return best
@@ -243,9 +268,11 @@ def main(argv: list[str] | None = None) -> None:
         help="train on CAPRI classes or on DockQ in tenths (success is judged by CAPRI)",
     )  # fmt: skip
     p.add_argument("--export", type=Path, help="write the ranker fitted on every pool here")
+    p.add_argument("--linear", action="store_true", help="also cross-validate a linear model")
     p.add_argument("--evaluate", type=Path, help="apply the shipped model to these pools")
     args = p.parse_args(argv)
     LABEL[0] = "label" if args.label == "capri" else "dockq_label"
+    LINEAR[0] = args.linear
     if args.evaluate:
         evaluate(load(args.evaluate, args.complexes))
         return

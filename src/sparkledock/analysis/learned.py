@@ -1,15 +1,21 @@
-"""A ranking of restrained solutions learned on training complexes: gradient-boosted trees
-(LightGBM's lambdarank), shipped as arrays and evaluated here without LightGBM.
+"""Rankings learned on training complexes: gradient-boosted trees (LightGBM's lambdarank),
+shipped as arrays and evaluated here without LightGBM (:data:`MODELS`).
 
-Each solution the 40 % filter keeps is described by the percentile rank, within its docking,
-of eight features: the run's score, DFIRE without restraint terms, ``dfire_soft``, MJ3h,
-restraint satisfaction (active residues; active and passive), cluster size and population
-(:data:`FEATURES`). The trees were fitted on the restrained dockings of training complexes
-only (``benchmarks/restrained_learned.py --export``; the file records which, the parameters
-and the seeds); several seeds' models are summed. A split sends a value to its left child
-when it is at most the threshold, as LightGBM's numerical splits do, so the scores equal
-LightGBM's predictions (checked against the predictions stored at export:
-``tests/test_learned_ranking.py``).
+* ``restrained`` (ranking ``learned``): each solution the 40 % filter keeps is described by
+  the percentile rank, within its docking, of eight features: the run's score, DFIRE without
+  restraint terms, ``dfire_soft``, MJ3h, restraint satisfaction (active residues; active and
+  passive), cluster size and population (:data:`RESTRAINED`); fitted on the restrained
+  dockings of training complexes only (``benchmarks/restrained_learned.py --export``).
+* ``blind`` (ranking ``learned_blind``): each representative of a docking without restraints
+  by the ranks of its score and re-scores, cluster size and population, and the values of
+  its interface sizes and standing in its swarm (:data:`BLIND`, :mod:`.features`); fitted on
+  blind dockings of training complexes only (``benchmarks/blind_learned.py --export``).
+
+Each file records its training complexes, parameters and seeds; several seeds' models are
+summed. A split sends a value to its left child when it is at most the threshold, as
+LightGBM's numerical splits do, so the scores equal LightGBM's predictions (checked against
+the predictions stored at export: ``tests/test_learned_ranking.py``,
+``tests/test_blind_learned.py``). :func:`model_hash` names a shipped model in run.json.
 """
 
 from __future__ import annotations
