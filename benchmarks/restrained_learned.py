@@ -27,7 +27,6 @@ from pathlib import Path
 import numpy as np
 
 from restrained_choice import FILTER_FRACTION, METHODS, acceptable, load, order
-from sparkledock.analysis.ranks import average_ranks
 
 FEATURES = (
     "score", "dfire", "dfire_soft", "mj3h", "satisfaction", "satisfaction_all", "cluster_size",
@@ -55,14 +54,10 @@ def kept(pool: dict[str, np.ndarray]) -> np.ndarray:
 def features(pool: dict[str, np.ndarray], index: np.ndarray) -> np.ndarray:
     """(N, F) percentile ranks within the complex (larger is better for every feature); with
     ``--extended``, the blind ranking's further features after them (:data:`EXTENDED`)."""
-    columns = []
-    for name in FEATURES:
-        values = pool[name][index].astype(float)
-        columns.append(average_ranks(values) / max(len(values), 1))
-    for name, how in EXTENDED if USE_EXTENDED else ():
-        values = pool[name][index].astype(float)
-        columns.append(average_ranks(values) / max(len(values), 1) if how == "rank" else values)
-    return np.column_stack(columns)
+    from sparkledock.analysis.learned import feature_matrix
+
+    spec = tuple((name, "rank") for name in FEATURES) + (EXTENDED if USE_EXTENDED else ())
+    return feature_matrix({name: pool[name][index] for name, _ in spec}, spec)
 
 
 #: ``--extended``: the blind ranking's features beyond these eight (issue 36), computed from

@@ -54,6 +54,8 @@ MODELS = {
     "restrained": ("restrained_ranker.json", RESTRAINED),
     "blind": ("blind_ranker.json", BLIND),
 }
+#: The ranking methods that use a shipped model, and which.
+METHOD_MODELS = {"learned": "restrained", "learned_blind": "blind"}
 #: The restrained model's features' names (kept for readers of the earlier spelling).
 FEATURES = tuple(name for name, _ in RESTRAINED)
 MODEL_FILE = MODELS["restrained"][0]

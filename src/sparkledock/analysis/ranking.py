@@ -236,9 +236,9 @@ def _key(method: str, features: dict[str, np.ndarray]) -> np.ndarray:
     if method == "restraints":  # the score's and the satisfaction's ranks, equal weights
         return -(ranks(score) + tied_ranks(features["satisfaction"]))
     if method in ("learned", "learned_blind"):  # trees fitted on training complexes (.learned)
-        from .learned import learned_key
+        from .learned import METHOD_MODELS, learned_key
 
-        return learned_key(features, "restrained" if method == "learned" else "blind")
+        return learned_key(features, METHOD_MODELS[method])
     consensus = -(ranks(score) + ranks(features["dfire_soft"]) + ranks(features["mj3h"]))
     if method == "soft_consensus":  # the mean of the three ranks, equal weights
         return consensus

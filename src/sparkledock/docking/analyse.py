@@ -58,10 +58,9 @@ def _refine_top(
 def _model_identity(method: str | None) -> dict[str, str]:
     """What run.json records of a learned ranking's model: its file's hash (nothing for the
     other methods)."""
-    from ..analysis.learned import model_hash
+    from ..analysis.learned import METHOD_MODELS, model_hash
 
-    models = {"learned": "restrained", "learned_blind": "blind"}
-    return {"model": model_hash(models[method])} if method in models else {}
+    return {"model": model_hash(METHOD_MODELS[method])} if method in METHOD_MODELS else {}
 
 
 def _evaluate_rows(setup, out: Path, ranking, rows, names, reference) -> None:
