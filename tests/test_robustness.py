@@ -246,3 +246,28 @@ def test_no_lock_file_is_left_when_a_command_ends(tmp_path):
             pass
         assert (out / LOCK_NAME).exists()
     assert not (out / LOCK_NAME).exists()
+
+
+def test_a_finished_docking_ranked_by_another_model_is_ranked_again_not_docked(tmp_path):
+    """The record of a finished docking keeps its ranking's method and model hash: asked
+    again after the shipped model changed (here: the record says another hash), the analysis
+    is redone from the run's files, to the same results; asked with another method, it ranks
+    by that one. The run itself (its checkpoint and trajectories) is not touched."""
+    out = tmp_path / "out"
+    assert main(_dock_args(out, "--steps", "3", "--top", "3")) == 0
+    record = json.loads((out / DOCK_RECORD).read_text())
+    assert record["ranking"]["rank_method"] == "learned" and len(record["ranking"]["model"]) == 16
+    before = _results(out)
+    trajectories = {p: p.stat().st_mtime_ns for p in (out / "setup").rglob("gso_*.out")}
+    atomic_write_text(
+        out / DOCK_RECORD, json.dumps({**record, "ranking": {**record["ranking"], "model": "0"}})
+    )
+    assert main(_dock_args(out, "--steps", "3", "--top", "3")) == 0
+    stages = json.loads((out / "run.json").read_text())
+    assert len(stages["resumed"]) == 1 and [s["name"] for s in stages["stages"]].count("run") == 1
+    assert _results(out) == before
+    assert json.loads((out / DOCK_RECORD).read_text())["ranking"] == record["ranking"]
+    assert {p: p.stat().st_mtime_ns for p in trajectories} == trajectories
+    assert main(_dock_args(out, "--steps", "3", "--top", "3", "--rank-method", "dfire")) == 0
+    assert json.loads((out / DOCK_RECORD).read_text())["ranking"] == {"rank_method": "dfire"}
+    assert {p: p.stat().st_mtime_ns for p in trajectories} == trajectories

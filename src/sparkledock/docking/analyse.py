@@ -63,6 +63,13 @@ def _model_identity(method: str | None) -> dict[str, str]:
     return {"model": model_hash(METHOD_MODELS[method])} if method in METHOD_MODELS else {}
 
 
+def ranking_identity(options: DockOptions) -> dict[str, str]:
+    """What a finished docking's ranking depends on besides the run (its record keeps it):
+    the method and, for a learned one, the shipped model's hash. A finished docking asked
+    again with another is ranked again (:func:`sparkledock.docking.dock`), not docked."""
+    return {"rank_method": str(options.rank_method), **_model_identity(options.rank_method)}
+
+
 def _evaluate_rows(setup, out: Path, ranking, rows, names, reference) -> None:
     """fnat, iRMSD, LRMSD, DockQ and CAPRI class of every ranked row, by
     :mod:`sparkledock.analysis.quality`'s vectorised pass over their poses (equal to the DockQ

@@ -21,7 +21,7 @@ from ..molecule.system import DockingSetup
 from ..preparation.paratope import require_paratope
 from ..preparation.prepare import prepare_setup
 from ..runlog import LOGGER, RunRecord, file_record, untimed
-from .analyse import analyse
+from .analyse import analyse, ranking_identity
 from .checks import check_docking
 from .options import DockOptions, dock_setup_options, engine_name, key_options, with_defaults
 
@@ -60,13 +60,19 @@ def read_record(out: Path) -> dict:
         return {}
 
 
-def write_record(out: Path, key: str, stage: str, history=None, mode: str = "exact") -> dict:
+def write_record(
+    out: Path, key: str, stage: str, history=None, mode: str = "exact", ranking=None
+) -> dict:
+    """The folder's record: its key, stage, score history and (once finished) what its
+    ranking depends on (:func:`~.analyse.ranking_identity`)."""
     record = {
         "key": key,
         "stage": stage,
         "scoring_mode": mode,
         "history": [list(h) for h in history or []],
     }
+    if ranking is not None:
+        record["ranking"] = ranking
     atomic_write_text(out / DOCK_RECORD, json.dumps(record) + "\n")
     return record
 
@@ -168,11 +174,21 @@ def dock(
                 if created:
                     stack.callback(_forget_unfinished, out)
                 key = dock_key(receptor, ligand, restraints, options)
+                ranked = ranking_identity(options)
                 record = _begin(out, key, force)
                 if not record:
                     with runrec.stage("setup", f"{Path(receptor).name} + {Path(ligand).name}"):
                         prepare_dock_setup(receptor, ligand, out, restraints, options, partners)
                     record = write_record(out, key, "setup")
+                elif record.get("stage") == "done" and record.get("ranking", ranked) != ranked:
+                    # the same run, ranked another way or by another model: the analysis is
+                    # redone from the run's files (a record without it predates the field)
+                    LOGGER.info(
+                        f"{out} holds this docking ranked by {_ranked_line(record['ranking'])}: "
+                        f"ranking it again by {_ranked_line(ranked)}"
+                    )
+                    record = {**record, "stage": "run"}
+                    runrec.continue_from(out)
                 elif record.get("stage") == "done":
                     LOGGER.info(
                         f"{out} holds this docking, finished: nothing to do (its results are "
@@ -208,9 +224,14 @@ def dock(
             return None
         write_record(out, key, "run", history, options.scoring_mode)
         analyse(out, setup, restraints, reference, options, history, final, runrec)
-        write_record(out, key, "done", history, options.scoring_mode)
+        write_record(out, key, "done", history, options.scoring_mode, ranking_identity(options))
         runrec.finish()
         return out
+
+
+def _ranked_line(ranking: dict) -> str:
+    model = f" (model {ranking['model']})" if "model" in ranking else ""
+    return f"{ranking.get('rank_method')}{model}"
 
 
 def _run_line(setup: DockingSetup | None, options: DockOptions) -> str:
