@@ -135,10 +135,12 @@ def dock(
     crash or a kill continues where it stopped (the setup is kept, the run resumes from its
     checkpoint, the analysis is redone) and ends with the same files; its run.json keeps the
     first attempt's stages and when it was resumed. The same docking, finished, is left as
-    it is (nothing is redone or rewritten). A folder holding another docking, or other files,
-    is refused unless ``force``, which removes the previous docking's files first (the same
-    docking's too: it is docked afresh). A second process on the same folder is refused (a
-    lock). A docking that fails before its setup is complete leaves no folder behind.
+    it is (nothing is redone or rewritten), unless asked with another ranking method or
+    after the shipped ranking model changed: then only its analysis is redone. A folder
+    holding another docking, or other files, is refused unless ``force``, which removes the
+    previous docking's files first (the same docking's too: it is docked afresh). A second
+    process on the same folder is refused (a lock). A docking that fails before its setup is
+    complete leaves no folder behind.
 
     With an MPI communicator ``comm`` (more than one rank), rank 0 prepares and analyses,
     every rank runs swarms (:func:`sparkledock.engine.parallel.run_parallel`); only rank 0 returns
