@@ -47,11 +47,16 @@ HERE = Path(__file__).resolve().parent
 SHARED = HERE.parent.parent / "shared"
 TOPS = (1, 5, 10, 100)
 #: The parameter sets the cross-validation chooses among (nothing is tuned on the twenty).
+#: LightGBM's two ranking objectives (lambdarank: pairwise, NDCG-weighted; rank_xendcg: a
+#: listwise cross-entropy, steadier with one or two positives among thousands), small
+#: ensembles (300 trees and 20-sample leaves overfitted 36 pools: docs/performance.md).
 GRID = [
-    {"n_estimators": n, "learning_rate": 0.05, "num_leaves": leaves, "min_child_samples": m,
-     "subsample": 0.8, "subsample_freq": 1, "colsample_bytree": 0.8}
-    for n, leaves, m in itertools.product((100, 300), (7, 15), (20, 100))
+    {"objective": objective, "n_estimators": n, "learning_rate": 0.05, "num_leaves": leaves,
+     "min_child_samples": 100, "subsample": 0.8, "subsample_freq": 1, "colsample_bytree": 0.8}
+    for objective, n, leaves in itertools.product(("lambdarank", "rank_xendcg"), (50, 100), (7, 15))
 ]  # fmt: skip
+#: The parameters that vary in :data:`GRID` (the table's labels).
+SHOWN = ("objective", "n_estimators", "num_leaves")
 
 
 #: The training labels (``--label``): the CAPRI class, or DockQ in tenths; the one in use.
@@ -68,18 +73,15 @@ def pool_features(folder: Path) -> dict[str, np.ndarray]:
     """A pool's representatives' features (cached in ``features.npz``) and labels."""
     cache = folder / "features.npz"
     pool = dict(np.load(folder / "pool.npz"))
+    known = {k: pool[k] for k in ("dfire", "dfire_soft", "mj3h", "cluster_size", "population")}
     if cache.is_file():
-        features = dict(np.load(cache))
-    else:
+        known.update(np.load(cache))
+    features = known
+    if not cache.is_file() or not all(name in known for name, _ in learned.BLIND):
+        # (a cache written before a feature was added gains only the new ones)
         setup = load_setup(folder / "dock" / "setup")
         features = solution_features(
-            setup,
-            pool["pose"],
-            swarm=pool["swarm"],
-            score=pool["score"],
-            known={
-                k: pool[k] for k in ("dfire", "dfire_soft", "mj3h", "cluster_size", "population")
-            },
+            setup, pool["pose"], swarm=pool["swarm"], score=pool["score"], known=known
         )
         tmp = cache.with_suffix(".tmp.npz")
         np.savez(tmp, **features)
@@ -122,7 +124,7 @@ def fit(pools: dict, names: list[str], params: dict, seeds: int) -> list:
     for seed in range(seeds):
         model = lgb.LGBMRanker(
             **params, random_state=seed, deterministic=True, force_row_wise=True, verbose=-1,
-            n_jobs=2,
+            n_jobs=1,
         )  # fmt: skip
         model.fit(x, y, group=groups)
         models.append(model)
@@ -162,36 +164,57 @@ def summary(ranks: dict[str, int | None]) -> str:
     return f"{' / '.join(map(str, tops))} | {mrr:.3f}"
 
 
-def folds(names: list[str], k: int) -> list[list[str]]:
-    """``k`` groups of complexes, in name order dealt round-robin (deterministic)."""
+def mean_summary(runs: list[dict[str, int | None]]) -> str:
+    """:func:`summary` averaged over repeats of the cross-validation (one decimal)."""
+    if len(runs) == 1:
+        return summary(runs[0])
+    tops = [
+        np.mean([sum(1 for r in got.values() if r is not None and r <= n) for got in runs])
+        for n in TOPS
+    ]
+    mrr = np.mean([1 / r if r else 0.0 for got in runs for r in got.values()])
+    return f"{' / '.join(f'{t:.1f}' for t in tops)} | {mrr:.3f}"
+
+
+def folds(names: list[str], k: int, shuffle: int = 0) -> list[list[str]]:
+    """``k`` groups of complexes dealt round-robin: in name order (``shuffle`` 0), else in
+    the order of a seeded permutation (a repeat of the cross-validation; deterministic)."""
+    if shuffle:
+        names = [str(n) for n in np.random.default_rng(shuffle).permutation(names)]
     return [names[i::k] for i in range(k)]
 
 
-def cross_validate(pools: dict, k: int, seeds: int) -> dict:
+def cross_validate(pools: dict, k: int, seeds: int, repeats: int = 1) -> dict:
+    """Every :data:`GRID` set cross-validated by complex (``repeats`` shufflings of the
+    complexes into ``k`` folds, means reported); the chosen set (most top-10 successes, then
+    top 5, top 1, MRR, on the means)."""
     names = sorted(pools)
-    groups = folds(names, k)
-    print(f"{len(names)} training complexes, {k} folds by complex, {seeds} seeds\n")
+    print(f"{len(names)} training complexes, {k} folds by complex × {repeats}, {seeds} seeds\n")
     print("| ranking | top 1 / 5 / 10 / 100 | MRR |\n|---|---|---|")
     for method in ("dfire", "soft_consensus"):
         print(f"| {method} | {summary({n: baseline(pools[n], method) for n in names})} |")
     results = []
     for params in GRID:
-        got = {}
-        for held in groups:
-            models = fit(pools, [n for n in names if n not in held], params, seeds)
-            for n in held:
-                x = learned.feature_matrix(pools[n], learned.BLIND)
-                got[n] = firsts(pools[n], sum(m.predict(x) for m in models))
-        label = ", ".join(
-            f"{k}={params[k]}" for k in ("n_estimators", "num_leaves", "min_child_samples")
-        )
-        print(f"| learned ({label}) | {summary(got)} |", flush=True)
-        tops = [sum(1 for r in got.values() if r is not None and r <= n) for n in (10, 5, 1)]
-        mrr = float(np.mean([1 / r if r else 0.0 for r in got.values()]))
+        runs = []
+        for shuffle in range(repeats):
+            got = {}
+            for held in folds(names, k, shuffle):
+                models = fit(pools, [n for n in names if n not in held], params, seeds)
+                for n in held:
+                    x = learned.feature_matrix(pools[n], learned.BLIND)
+                    got[n] = firsts(pools[n], sum(m.predict(x) for m in models))
+            runs.append(got)
+        label = ", ".join(f"{k}={v}" for k, v in params.items() if k in SHOWN)
+        print(f"| learned ({label}) | {mean_summary(runs)} |", flush=True)
+        tops = [
+            np.mean([sum(1 for r in got.values() if r is not None and r <= n) for got in runs])
+            for n in (10, 5, 1)
+        ]
+        mrr = float(np.mean([1 / r if r else 0.0 for got in runs for r in got.values()]))
         results.append(((*tops, mrr), params))
     for c in (0.01, 0.1, 1.0) if LINEAR[0] else ():
         got = {}
-        for held in groups:
+        for held in folds(names, k):
             model = fit_linear(pools, [n for n in names if n not in held], c)
             for n in held:
                 x = learned.feature_matrix(pools[n], learned.BLIND)
@@ -262,7 +285,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--complexes", nargs="*", help="only these pools")
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--repeats", type=int, default=1, help="shufflings of the folds")
     p.add_argument("--params", help="LightGBM parameters as JSON (default: cross-validated)")
+    p.add_argument("--chosen-by", default="given", help="how --params were chosen (recorded)")
     p.add_argument(
         "--label", choices=("capri", "dockq"), default="capri",
         help="train on CAPRI classes or on DockQ in tenths (success is judged by CAPRI)",
@@ -278,10 +303,11 @@ def main(argv: list[str] | None = None) -> None:
         return
     pools = load(args.pools, args.complexes)
     if args.params:
-        params, how = json.loads(args.params), "given"
+        params, how = json.loads(args.params), args.chosen_by
     else:
-        params = cross_validate(pools, min(args.folds, len(pools)), args.seeds)
-        how = f"{min(args.folds, len(pools))}-fold cross-validation by complex over GRID"
+        k = min(args.folds, len(pools))
+        params = cross_validate(pools, k, args.seeds, args.repeats)
+        how = f"{k}-fold cross-validation by complex, {args.repeats} shuffling(s), over GRID"
     if args.export:
         export(args.export, pools, params, args.seeds, how)
 

@@ -12,8 +12,17 @@ import numpy as np
 import pytest
 
 from conftest import BENCH, SHARED
-from sparkledock.analysis.features import INTERFACE, SWARM, solution_features, swarm_standing
+from sparkledock.analysis.features import (
+    CLASH_A,
+    CONTACT_A,
+    INTERFACE,
+    SWARM,
+    atom_contacts,
+    solution_features,
+    swarm_standing,
+)
 from sparkledock.analysis.learned import BLIND, Trees, learned_key, model_hash, shipped_model
+from sparkledock.analysis.models import complex_coordinates
 from sparkledock.cli import example_dir
 from sparkledock.io.lightdock import load_setup, read_poses
 from sparkledock.scoring.prepared import score_poses
@@ -61,6 +70,24 @@ def test_rescores_equal_across_backends(example):
                 continue  # (numba and numpy only)
             other = score_poses(setup, poses, scoring=function, backend=backend)
             np.testing.assert_allclose(features[function], other, rtol=1e-9, atol=1e-9)
+
+
+def test_atom_contacts_equal_all_pairs_distances(example):
+    """The k-d tree counts (receptor atoms in the ligand's box only) equal counts over every
+    receptor-ligand atom pair's distance."""
+    from scipy.spatial.distance import cdist
+
+    setup, poses, _, _ = example
+    got = atom_contacts(setup, poses)
+    n_rec = len(setup.receptor.atoms)
+    for p, xyz in enumerate(complex_coordinates(setup, poses)):
+        d = cdist(xyz[:n_rec], xyz[n_rec:])
+        close = d <= CONTACT_A
+        assert got["clash_pairs"][p] == (d <= CLASH_A).sum()
+        assert got["contact_pairs"][p] == (close & (d > CLASH_A)).sum()
+        assert got["buried_receptor_atoms"][p] == close.any(axis=1).sum()
+        assert got["buried_ligand_atoms"][p] == close.any(axis=0).sum()
+    assert got["contact_pairs"].max() > 0
 
 
 def test_swarm_standing_ranks_within_each_swarm():
@@ -115,7 +142,12 @@ def test_training_script_runs_end_to_end_on_two_tiny_training_complexes(tmp_path
     )  # fmt: skip
     assert {p.parent.name for p in pools.glob("*/pool.npz")} == {"2OOB", "1EFN"}
     out = tmp_path / "model.json"
-    params = {"n_estimators": 5, "num_leaves": 3, "min_child_samples": 1}
+    params = {
+        "objective": "rank_xendcg",
+        "n_estimators": 5,
+        "num_leaves": 3,
+        "min_child_samples": 1,
+    }
     blind_learned.main(
         [str(pools), "--params", json.dumps(params), "--seeds", "1", "--export", str(out)]
     )
@@ -149,3 +181,25 @@ def test_dock_and_rank_use_the_blind_model_and_record_it(tmp_path):
     assert main(["rank", str(out / "setup"), "3", "10", "--method", "learned_blind"]) == 0
     listed = (out / "setup" / "rank_by_learned_blind.list").read_text().splitlines()[1:]
     assert len(listed) == len(docked)
+
+
+def test_the_blind_model_falls_back_outside_its_training_domain(example):
+    """Nucleic acids, membranes and --paratope dockings are ranked as before the model
+    (soft_consensus; paratope with CDRs), with the reason; a protein pair keeps the model."""
+    from dataclasses import replace
+
+    from sparkledock.analysis.learned import in_domain
+
+    setup = example[0]
+    assert in_domain("learned_blind", setup) == ("learned_blind", None)
+    assert in_domain("soft_consensus", replace(setup, config={"membrane": True}))[1] is None
+    method, why = in_domain("learned_blind", replace(setup, config={"membrane": True}))
+    assert method == "soft_consensus" and "membrane" in why
+    method, why = in_domain("learned_blind", replace(setup, config={"paratope": ["A.1"]}))
+    assert method == "paratope" and "--paratope" in why
+    atoms = setup.ligand.atoms
+    dna = replace(atoms, res_name=np.full(len(atoms), "DA", dtype=atoms.res_name.dtype))
+    method, why = in_domain(
+        "learned_blind", replace(setup, ligand=replace(setup.ligand, atoms=dna))
+    )
+    assert method == "soft_consensus" and why == "the ligand holds nucleic acids"

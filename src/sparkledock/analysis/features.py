@@ -23,6 +23,13 @@ CHUNK = 256
 INTERFACE = ("interface_receptor", "interface_ligand", "interface_pairs")
 #: The swarm features (:func:`swarm_standing`).
 SWARM = ("rank_in_swarm", "swarm_representatives")
+#: Atom pairs across the interface closer than this (Å) clash, for :func:`atom_contacts`.
+CLASH_A = 3.0
+#: Atoms with an atom of the other partner within this distance (Å) are buried.
+CONTACT_A = 5.0
+#: The atom-level interface features (:func:`atom_contacts`): a buried-area and shape
+#: descriptor without a surface calculation (no extra needed).
+CONTACTS = ("clash_pairs", "contact_pairs", "buried_receptor_atoms", "buried_ligand_atoms")
 
 
 def rescore(setup: DockingSetup, poses: np.ndarray, function: str) -> np.ndarray:
@@ -79,6 +86,34 @@ def interface_sizes(
     return out
 
 
+def atom_contacts(setup: DockingSetup, poses: np.ndarray) -> dict[str, np.ndarray]:
+    """Per pose, over all atoms: atom pairs across the interface within :data:`CLASH_A`
+    (clashes, mostly unrepacked side chains) and beyond it up to :data:`CONTACT_A`
+    (contacts), and the receptor and ligand atoms with a partner atom within
+    :data:`CONTACT_A` (buried atoms: interface area and packing without a surface
+    calculation). Only receptor atoms in the ligand's box widened by the cutoff enter each
+    pose's tree, so a large receptor costs little more than a small one."""
+    n_rec = len(setup.receptor.atoms)
+    out = {name: np.zeros(len(poses), dtype=np.int64) for name in CONTACTS}
+    for first in range(0, len(poses), CHUNK // 4):
+        chunk = complex_coordinates(setup, poses[first : first + CHUNK // 4])
+        for p, xyz in enumerate(chunk, first):
+            rec, lig = xyz[:n_rec], xyz[n_rec:]
+            low, high = lig.min(axis=0) - CONTACT_A, lig.max(axis=0) + CONTACT_A
+            near = rec[np.all((rec >= low) & (rec <= high), axis=1)]
+            if not len(near):
+                continue
+            rec_tree, lig_tree = cKDTree(near), cKDTree(lig)
+            clash, contact = rec_tree.count_neighbors(lig_tree, [CLASH_A, CONTACT_A])
+            out["clash_pairs"][p] = clash
+            out["contact_pairs"][p] = contact - clash
+            hits = lig_tree.query_ball_point(near, CONTACT_A, return_length=True)
+            out["buried_receptor_atoms"][p] = int((hits > 0).sum())
+            hits = rec_tree.query_ball_point(lig, CONTACT_A, return_length=True)
+            out["buried_ligand_atoms"][p] = int((hits > 0).sum())
+    return out
+
+
 def swarm_standing(swarm: np.ndarray, score: np.ndarray) -> dict[str, np.ndarray]:
     """Per representative: its rank by score within its swarm (0: the swarm's best) and how
     many representatives its swarm has (a converged swarm has few)."""
@@ -106,9 +141,10 @@ def solution_features(
     score: np.ndarray,
     known: dict[str, np.ndarray] | None = None,
 ) -> dict[str, np.ndarray]:
-    """Every feature of :data:`RESCORED`, :data:`INTERFACE` and :data:`SWARM` for the
-    representatives ``poses`` (with their swarms and the run's scores), taking those in
-    ``known`` as given (the ranking has some already); ``known``'s others are kept too."""
+    """Every feature of :data:`RESCORED`, :data:`INTERFACE`, :data:`CONTACTS` and
+    :data:`SWARM` for the representatives ``poses`` (with their swarms and the run's scores),
+    taking those in ``known`` as given (the ranking has some already); ``known``'s others are
+    kept too."""
     out = {"score": np.asarray(score, dtype=np.float64), **(known or {})}
     poses = np.ascontiguousarray(poses, dtype=np.float64)
     for function in RESCORED:
@@ -116,5 +152,7 @@ def solution_features(
             out[function] = rescore(setup, poses, function)
     if any(name not in out for name in INTERFACE):
         out.update(interface_sizes(setup, poses))
+    if any(name not in out for name in CONTACTS):
+        out.update(atom_contacts(setup, poses))
     out.update(swarm_standing(swarm, out["score"]))
     return out

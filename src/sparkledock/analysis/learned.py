@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from ..molecule.residues import NUCLEOTIDES
+from ..molecule.system import DockingSetup
 from .ranks import average_ranks
 
 #: Each model's features in its column order: (name as the ranking's feature dict holds it,
@@ -41,13 +43,15 @@ RESTRAINED = tuple(
     )
 )  # fmt: skip
 #: The blind model's: the run's score and the re-scores, the cluster's size and population
-#: as ranks within the docking; the interface sizes and the standing in the swarm as they are
-#: (:mod:`.features`).
+#: as ranks within the docking; the interface sizes, the standing in the swarm and the
+#: atom-level contacts (clashes, contacts, buried atoms) as they are (:mod:`.features`).
 BLIND = (
     *((name, "rank") for name in ("score", "dfire_soft", "mj3h", "tobi", "pisa", "vdw", "sipper")),
     ("cluster_size", "rank"), ("population", "rank"),
     ("interface_receptor", "raw"), ("interface_ligand", "raw"), ("interface_pairs", "raw"),
     ("rank_in_swarm", "raw"), ("swarm_representatives", "rank"),
+    ("clash_pairs", "raw"), ("contact_pairs", "raw"), ("buried_receptor_atoms", "raw"),
+    ("buried_ligand_atoms", "raw"),
 )  # fmt: skip
 #: The shipped models (``data/``) and their features.
 MODELS = {
@@ -56,6 +60,9 @@ MODELS = {
 }
 #: The ranking methods that use a shipped model, and which.
 METHOD_MODELS = {"learned": "restrained", "learned_blind": "blind"}
+#: What a learned method ranks by outside its model's training domain (:func:`outside`):
+#: the blind model learned on protein-protein dockings without membranes or CDRs.
+FALLBACK = {"learned_blind": ("soft_consensus", "paratope")}
 #: The restrained model's features' names (kept for readers of the earlier spelling).
 FEATURES = tuple(name for name, _ in RESTRAINED)
 MODEL_FILE = MODELS["restrained"][0]
@@ -171,3 +178,30 @@ def learned_key(features: dict[str, np.ndarray], model: str = "restrained") -> n
     """The shipped ``model``'s score of each solution (larger first)."""
     trees, _ = shipped_model(model)
     return trees.predict(feature_matrix(features, MODELS[model][1]))
+
+
+def outside(setup: DockingSetup) -> str | None:
+    """Why ``setup`` lies outside the training domain of the blind model (protein-protein
+    dockings, no membrane, no ``--paratope``), or None."""
+    for partner in ("receptor", "ligand"):
+        names = getattr(setup, partner).atoms.res_name.astype(str)
+        if np.isin(names, list(NUCLEOTIDES)).any():
+            return f"the {partner} holds nucleic acids"
+    if setup.config.get("membrane") or setup.config.get("transmembrane"):
+        return "a membrane docking"
+    if setup.paratope:
+        return "an antibody docked on its CDRs (--paratope)"
+    return None
+
+
+def in_domain(method: str, setup: DockingSetup) -> tuple[str, str | None]:
+    """The method a docking is ranked by when ``method`` is asked for: a learned one outside
+    its training domain falls back (:data:`FALLBACK`: to ``paratope`` for a ``--paratope``
+    docking, else ``soft_consensus``), with the reason."""
+    if method not in FALLBACK:
+        return method, None
+    why = outside(setup)
+    if why is None:
+        return method, None
+    blind, cdrs = FALLBACK[method]
+    return (cdrs if setup.paratope else blind), why

@@ -63,8 +63,9 @@ here reorder the same representatives:
 * ``learned_blind``: for a docking without restraints: gradient-boosted trees fitted on the
   blind dockings of training complexes only (:mod:`.learned`, ``benchmarks/
   blind_learned.py``) over each representative's percentile ranks of score, ``dfire_soft``,
-  MJ3h, TOBI, PISA, vdW, SIPPER, cluster size and population, its interface sizes and its
-  standing in its swarm (:mod:`.features`).
+  MJ3h, TOBI, PISA, vdW, SIPPER, cluster size and population, its interface sizes, its
+  standing in its swarm and its atom contacts (clashes, contacts, buried atoms;
+  :mod:`.features`).
 
 Poses are compared through a few ligand landmarks (C-alpha or C4' atoms spread over the
 ligand by farthest-point sampling): their RMSD tracks the ligand RMSD of the whole backbone
@@ -74,16 +75,17 @@ well under a second.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 from scipy.spatial import cKDTree
 
-from ..errors import SparkledockError
+from ..errors import SparkledockError, SparkledockWarning
 from ..io.lightdock import GSOOutput
 from ..molecule.restraints import Restraints
 from ..molecule.system import DockingSetup
-from .features import INTERFACE, SWARM, rescore, solution_features
+from .features import CONTACTS, INTERFACE, SWARM, rescore, solution_features
 from .filter import satisfaction
 from .models import complex_coordinates
 from .rank import Ranked, rank_glowworms
@@ -175,6 +177,7 @@ NEEDS = {
         "sipper",
         *INTERFACE,
         *SWARM,
+        *CONTACTS,
     ),
 }
 
@@ -343,6 +346,16 @@ def rerank(
     ranked = rank_glowworms(chosen)
     if (method == "dfire" and not diversify) or len(ranked) < 2:
         return ranked
+    from .learned import in_domain
+
+    method, why = in_domain(method, setup)
+    if why is not None:
+        warnings.warn(
+            f"{setup.path}: the learned ranking was trained on protein-protein dockings and "
+            f"{why}: ranking by {method} instead",
+            SparkledockWarning,
+            stacklevel=2,
+        )
     poses = np.array([r.pose for r in ranked]).reshape(len(ranked), setup.layout.size)
     features = {"score": np.array([r.score for r in ranked])}
     atoms = landmark_atoms(setup)
@@ -363,7 +376,7 @@ def rerank(
         features["satisfaction"] = satisfaction(setup, poses, restraints, include_passive=True)
         if "satisfaction_active" in NEEDS[method]:
             features["satisfaction_active"] = satisfaction(setup, poses, restraints)
-    if any(name in NEEDS[method] for name in (*INTERFACE, *SWARM)):
+    if any(name in NEEDS[method] for name in (*INTERFACE, *SWARM, *CONTACTS)):
         swarms = np.array([r.swarm for r in ranked])
         features = solution_features(setup, poses, swarms, features["score"], known=features)
     if "paratope" in NEEDS[method]:
