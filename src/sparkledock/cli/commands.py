@@ -149,7 +149,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
         ranking, target = rank_glowworms(chosen), SetupDir(root).ranking
     else:
         sizes = {}  # (the learned rankings read each representative's cluster size)
-        if not args.ignore_clusters:
+        if not args.ignore_clusters and "cluster_size" in NEEDS[args.method]:
             for swarm in range(args.swarms):
                 found = read_cluster_sizes(SetupDir(root).cluster(swarm))
                 sizes.update({(swarm, glowworm): n for glowworm, n in found.items()})
