@@ -65,7 +65,9 @@ here reorder the same representatives:
   blind_learned.py``) over each representative's percentile ranks of score, ``dfire_soft``,
   MJ3h, TOBI, PISA, vdW, SIPPER, cluster size and population, its interface sizes, its
   standing in its swarm and its atom contacts (clashes, contacts, buried atoms;
-  :mod:`.features`).
+  :mod:`.features`). Outside its training domain (nucleic acids, membranes, ``--paratope``)
+  it ranks by ``soft_consensus`` (``paratope`` with CDRs) instead, with a warning
+  (:func:`.learned.in_domain`).
 
 Poses are compared through a few ligand landmarks (C-alpha or C4' atoms spread over the
 ligand by farthest-point sampling): their RMSD tracks the ligand RMSD of the whole backbone
