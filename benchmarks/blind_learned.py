@@ -164,16 +164,24 @@ def summary(ranks: dict[str, int | None]) -> str:
     return f"{' / '.join(map(str, tops))} | {mrr:.3f}"
 
 
+def mean_successes(runs: list[dict[str, int | None]], n: int) -> float:
+    """Complexes with an acceptable representative in the top ``n``, averaged over repeats
+    of the cross-validation."""
+    return float(
+        np.mean([sum(1 for r in got.values() if r is not None and r <= n) for got in runs])
+    )
+
+
+def mean_mrr(runs: list[dict[str, int | None]]) -> float:
+    return float(np.mean([1 / r if r else 0.0 for got in runs for r in got.values()]))
+
+
 def mean_summary(runs: list[dict[str, int | None]]) -> str:
     """:func:`summary` averaged over repeats of the cross-validation (one decimal)."""
     if len(runs) == 1:
         return summary(runs[0])
-    tops = [
-        np.mean([sum(1 for r in got.values() if r is not None and r <= n) for got in runs])
-        for n in TOPS
-    ]
-    mrr = np.mean([1 / r if r else 0.0 for got in runs for r in got.values()])
-    return f"{' / '.join(f'{t:.1f}' for t in tops)} | {mrr:.3f}"
+    tops = " / ".join(f"{mean_successes(runs, n):.1f}" for n in TOPS)
+    return f"{tops} | {mean_mrr(runs):.3f}"
 
 
 def folds(names: list[str], k: int, shuffle: int = 0) -> list[list[str]]:
@@ -206,12 +214,8 @@ def cross_validate(pools: dict, k: int, seeds: int, repeats: int = 1) -> dict:
             runs.append(got)
         label = ", ".join(f"{k}={v}" for k, v in params.items() if k in SHOWN)
         print(f"| learned ({label}) | {mean_summary(runs)} |", flush=True)
-        tops = [
-            np.mean([sum(1 for r in got.values() if r is not None and r <= n) for got in runs])
-            for n in (10, 5, 1)
-        ]
-        mrr = float(np.mean([1 / r if r else 0.0 for got in runs for r in got.values()]))
-        results.append(((*tops, mrr), params))
+        tops = [mean_successes(runs, n) for n in (10, 5, 1)]
+        results.append(((*tops, mean_mrr(runs)), params))
     for c in (0.01, 0.1, 1.0) if LINEAR[0] else ():
         got = {}
         for held in folds(names, k):
