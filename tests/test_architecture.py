@@ -21,7 +21,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("engine",),  # GSO, runs, scheduling
     ("analysis",),  # clustering, ranking, filters, models, evaluation, report, refinement
     ("runlog",),  # stages and run records
-    ("docking", "screen"),  # whole dockings
+    ("docking",),  # whole dockings and screens
     ("workflow",),  # the stage API
     ("cli", "lightdock", "__init__", "__main__"),  # the command lines over it
 )

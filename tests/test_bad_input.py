@@ -16,6 +16,7 @@ from conftest import BENCH
 from sparkledock.analysis.evaluate import evaluate
 from sparkledock.analysis.models import write_models
 from sparkledock.cli import main
+from sparkledock.docking.screen import read_pairs
 from sparkledock.engine.memory import plan_groups
 from sparkledock.errors import (
     InputFileError,
@@ -29,7 +30,6 @@ from sparkledock.io.lightdock import load_setup
 from sparkledock.io.restraints import read_haddock_restraints, read_restraints
 from sparkledock.molecule.structure import clean, read_structure, write_structure
 from sparkledock.preparation.prepare import SetupOptions, prepare_setup
-from sparkledock.screen import read_pairs
 
 SRC = BENCH / "2X9A"
 REC, LIG = SRC / "2X9A_r_u.pdb", SRC / "2X9A_l_u.pdb"

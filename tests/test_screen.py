@@ -7,9 +7,10 @@ import json
 
 import pytest
 
+import sparkledock
 from sparkledock.cli import example_dir, main
-from sparkledock.errors import InputFileError
-from sparkledock.screen import read_pairs
+from sparkledock.docking.screen import read_pairs
+from sparkledock.errors import InputFileError, SparkledockError
 
 
 def write_pairs(path, rows):
@@ -50,6 +51,14 @@ def test_screen_two_pairs_and_resume(tmp_path, capsys):
     assert main(args) == 0  # resumes: nothing is recomputed
     assert (out / "free" / "setup" / "swarm_0" / "gso_2.out").stat().st_mtime_ns == before
     assert "restrained" in capsys.readouterr().out
+    # the Python API is the same stage: the same options by keyword resume the same folder
+    summary = sparkledock.screen(
+        pairs, out, steps=2, glowworms=8, swarms=3, top=2, quiet=True, threads=1
+    )
+    assert summary == out / "summary.csv" and "restrained" in summary.read_text()
+    assert (out / "free" / "setup" / "swarm_0" / "gso_2.out").stat().st_mtime_ns == before
+    with pytest.raises(SparkledockError, match="unknown option"):
+        sparkledock.screen(pairs, out, stepz=2)
 
 
 @pytest.mark.parametrize(

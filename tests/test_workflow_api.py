@@ -127,6 +127,7 @@ def test_the_readme_api_example_runs_as_written(tmp_path, monkeypatch):
         "high",
     )
     assert (tmp_path / "out" / "top_1.pdb").is_file() and len(space["scores"]) == 20
+    assert space["models"][0] == Path("models") / "top_1.pdb" and space["models"][0].is_file()
     assert space["quality"].dockq == pytest.approx(result.top["DockQ"], abs=1e-4)
     try:
         import pandas  # noqa: F401
@@ -162,3 +163,116 @@ def test_the_api_setup_has_the_commands_defaults(tmp_path, capsys):
     assert main(["setup", str(REC), str(LIG), "-o", str(cli), "--quiet"]) == 0
     for name in ("setup.json", "lightdock_2X9A_r_u.pdb", "init/initial_positions_0.dat"):
         assert (api / name).read_bytes() == (cli / name).read_bytes(), name
+
+
+def _record(folder):
+    return json.loads((folder / "run.json").read_text())
+
+
+def test_run_options_are_one_schema_checked_before_any_work(tmp_path):
+    """``sparkledock run``'s parser is built from RunOptions' fields (each under its own name,
+    with the field's default), the API takes the same fields by keyword, and a bad value or
+    an impossible combination is refused before the folder's lock or its record."""
+    from dataclasses import fields
+
+    from sparkledock.cli.options import run_options
+    from sparkledock.cli.parser import build_parser
+    from sparkledock.engine.options import RunOptions
+    from sparkledock.schema import CLI
+
+    args = build_parser().parse_args(["run", "setup", "3"])
+    dests = set(vars(args))
+    for f in fields(RunOptions):
+        if f.metadata[CLI] is not None:
+            assert f.name in dests and getattr(args, f.name) == f.default, f.name
+    assert run_options(vars(args), None) == RunOptions()
+    argv = ["run", "s", "3", "--swarm-ids", "0", "2", "-min", "--rotation-step", "0.3", "--exact"]
+    given = run_options(vars(build_parser().parse_args(argv)), None)
+    assert given == RunOptions(
+        swarms=[0, 2], local_minimization=True, rotation_step=0.3, exact=True
+    )
+
+    folder = tmp_path / "setup"
+    sparkledock.setup(REC, LIG, folder, swarms=2, glowworms=6, quiet=True)
+    before = (folder / "run.json").read_text()
+    refused = [
+        ({"swarmz": [0]}, "unknown option"),
+        ({"seed": "5"}, "seed must be an integer"),
+        ({"exact": True, "scoring_mode": "fast"}, "scores exactly"),
+        ({"exact": True, "stop_tolerance": 0.01}, "no swarm stops early"),
+        ({"translation_step": -1.0}, "--translation-step must be positive"),
+        ({"scoring_mode": "quick"}, "no such scoring mode"),
+        ({"swarms": [-1]}, "swarm ids must be integers from 0"),
+        ({"gso_config": str(tmp_path / "missing.conf")}, "missing.conf"),
+    ]
+    for options, said in refused:
+        with pytest.raises(SparkledockError, match=said):
+            sparkledock.run(folder, 2, quiet=True, **options)
+        assert (folder / "run.json").read_text() == before  # (no record, no lock left)
+        assert not list(folder.glob("swarm_*/gso_*.out"))
+    result = sparkledock.run(folder, 2, quiet=True, swarms=[1], rotation_step=0.4)
+    recorded = _record(folder)["options"]
+    assert recorded["steps"] == 2 and recorded["swarms"] == [1]
+    assert recorded["rotation_step"] == 0.4 and sorted(result.final) == [1]
+
+
+def test_rank_filter_top_stages_are_what_the_commands_write(tmp_path, capsys):
+    """``sparkledock rank``/``filter``/``top`` translate their arguments into the stage
+    functions: the lists those return are the files the commands write, and each refuses a
+    bad option before reading any file."""
+    from sparkledock.analysis.rank import read_ranking
+    from sparkledock.cli import main
+
+    folder = tmp_path / "setup"
+    restraints = SRC / "restraints.list"
+    sparkledock.setup(REC, LIG, folder, swarms=3, glowworms=8, restraints=restraints, quiet=True)
+    sparkledock.run(folder, 2, quiet=True)
+    with pytest.raises(SparkledockError, match=r"cluster\.repr: no such file"):
+        sparkledock.rank(folder, 2, unclustered="refuse")
+    for swarm in range(3):
+        gso = folder / f"swarm_{swarm}" / "gso_2.out"
+        assert main(["cluster", str(folder), str(gso)]) == 0
+    assert main(["rank", str(folder), "3", "2"]) == 0
+    ranked = sparkledock.rank(folder, 2, unclustered="refuse")
+    written = read_ranking(folder / "rank_by_scoring.list")  # (poses to 3 decimals)
+    assert [(r.swarm, r.glowworm, round(r.score, 3)) for r in ranked] == [
+        (r.swarm, r.glowworm, r.score) for r in written
+    ]
+    assert [(r.swarm, r.glowworm) for r in ranked] == [
+        (r.swarm, r.glowworm)
+        for r in sparkledock.rank(folder, 2)  # (clusters already there)
+    ]
+    assert len(sparkledock.rank(folder, 2, clusters=False)) == 24
+    assert main(["rank", str(folder), "3", "2", "--method", "population"]) == 0
+    by_population = sparkledock.rank(folder, 2, method="population")
+    written = read_ranking(folder / "rank_by_population.list")
+    assert [(r.swarm, r.glowworm) for r in by_population] == [
+        (r.swarm, r.glowworm) for r in written
+    ]
+
+    ranking = folder / "rank_by_scoring.list"
+    assert main(["filter", str(folder), str(ranking), str(restraints), "--fnat", "0.2"]) == 0
+    filtered = sparkledock.filter_ranking(folder, ranking, restraints, fnat=0.2)
+    kept = read_ranking(folder / "rank_filtered.list")
+    assert [(r.swarm, r.glowworm) for r in filtered.kept] == [(r.swarm, r.glowworm) for r in kept]
+    assert all(r.score > 0 for r in filtered.ranking)
+    assert ((filtered.fractions >= 0.2) == filtered.keeps).all()
+
+    assert main(["top", str(folder), str(ranking), "2", "-o", str(tmp_path / "cli")]) == 0
+    paths = sparkledock.top(folder, ranking, 2, tmp_path / "api")
+    assert [p.name for p in paths] == ["top_1.pdb", "top_2.pdb"]
+    for path in paths:
+        assert path.read_bytes() == (tmp_path / "cli" / path.name).read_bytes()
+    from_list = sparkledock.top(folder, ranked[:1], 5, tmp_path / "list", suffix=".cif")
+    assert [p.name for p in from_list] == ["top_1.cif"]
+    capsys.readouterr()
+    missing = tmp_path / "nothing.list"
+    for call, said in (
+        (lambda: sparkledock.rank(folder, 2, method="best"), "no such ranking"),
+        (lambda: sparkledock.rank(folder, -1), "steps must be an integer from 0"),
+        (lambda: sparkledock.filter_ranking(folder, missing, restraints, cutoff=0), "--cutoff"),
+        (lambda: sparkledock.filter_ranking(folder, missing, restraints, fnat=2), "--fnat"),
+        (lambda: sparkledock.top(folder, missing, 0), "n must be an integer"),
+    ):
+        with pytest.raises(SparkledockError, match=said):
+            call()

@@ -1,10 +1,11 @@
 """sparkledock: fast, flexible protein-protein docking, LightDock-compatible.
 
-The workflow as calls that return results: :func:`dock` (a whole docking: a
-:class:`~sparkledock.workflow.DockResult` with the ranked models, files and timings),
-:func:`setup`, :func:`run`, :func:`rank`, :func:`evaluate`; :func:`score_poses` scores poses
-of a setup. Structures live in :mod:`.structure`, scoring functions in :mod:`.scoring`,
-LightDock file formats in :mod:`.io`.
+The stage API (:mod:`.workflow`), what the command lines call: :func:`dock` (a whole
+docking: a :class:`~sparkledock.workflow.DockResult` with the ranked models, files and
+timings), :func:`screen` (many), and the stages one at a time: :func:`setup`, :func:`run`,
+:func:`rank`, :func:`filter_ranking`, :func:`top`, :func:`evaluate`; :func:`score_poses`
+scores poses of a setup. Structures live in :mod:`.molecule`, scoring functions in
+:mod:`.scoring`, LightDock file formats in :mod:`.io`.
 """
 
 from .errors import SparkledockError
@@ -15,10 +16,13 @@ from .workflow import (
     dock,
     evaluate,
     example_files,
+    filter_ranking,
     rank,
     read_dock_result,
     run,
+    screen,
     setup,
+    top,
 )
 
 __all__ = [
@@ -28,9 +32,12 @@ __all__ = [
     "dock",
     "evaluate",
     "example_files",
+    "filter_ranking",
     "rank",
     "read_dock_result",
     "run",
     "score_poses",
+    "screen",
     "setup",
+    "top",
 ]

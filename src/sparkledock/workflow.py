@@ -32,10 +32,14 @@ from .errors import SparkledockError
 from .runlog import RUN_JSON
 
 if TYPE_CHECKING:  # (imported where used: ``import sparkledock`` stays light)
+    from collections.abc import Sequence
+
     from .analysis.evaluate import Quality
+    from .analysis.filter import Filtered
     from .analysis.rank import Ranked
-    from .backend import Engine
+    from .engine.options import RunOptions
     from .engine.simulation import RunResult
+    from .molecule.restraints import Restraints
     from .molecule.system import DockingSetup
     from .preparation.prepare import SetupOptions
 
@@ -132,7 +136,9 @@ def _engine(value: Any) -> Any:
 
 def _split(options: dict[str, Any], kind: type, what: str) -> Any:
     """``kind``'s options from keyword arguments, each checked against its field's type (an
-    ``engine`` may be given by name: ``"torch"``, ``"numba"``, ``"auto"``)."""
+    ``engine`` may be given by name: ``"torch"``, ``"numba"``, ``"auto"``; none given is the
+    command line's default, ``auto``: torch on a GPU if there is one, else numba), so that
+    the same options give the same run, record and resume key as the command's."""
     from .schema import check_fields
 
     known = {f.name for f in fields(kind)}
@@ -145,6 +151,13 @@ def _split(options: dict[str, Any], kind: type, what: str) -> Any:
         options = {**options, "engine": _engine(options["engine"])}
     chosen = kind(**options)
     check_fields(chosen, what)
+    if "engine" in known and chosen.engine is None:  # (the command line's --backend auto)
+        from dataclasses import replace
+
+        from .backend import resolve_engine
+
+        exact = bool(getattr(chosen, "exact", False))
+        chosen = replace(chosen, engine=resolve_engine("auto", exact=exact))
     return chosen
 
 
@@ -262,41 +275,43 @@ def setup(
 def execute(
     setup_folder: str | os.PathLike[str] | DockingSetup,
     steps: int,
+    options: RunOptions,
     *,
-    engine: Engine | None = None,
     comm: Any = None,
-    record: dict[str, Any] | None = None,
-    **simulation: Any,
+    keep_final: bool = False,
 ) -> RunResult | None:
-    """The run stage (``sparkledock run``, ``lightdock3.py``, :func:`run`): checks the folder
-    holds a setup, takes its lock (on MPI rank 0), records the run in run.json (``record``:
-    the options as given; default, these keywords) and runs
-    :func:`~sparkledock.engine.driver.run_simulation` with ``simulation``'s keywords. Returns
-    its result (None on MPI ranks other than 0)."""
+    """The run stage (``sparkledock run``, ``lightdock3.py``, :func:`run`): checks the options
+    (:func:`~sparkledock.engine.options.check_run_options`) and that the folder holds a setup,
+    takes its lock (on MPI rank 0), records the steps and ``options`` in run.json and runs
+    :func:`~sparkledock.engine.driver.run_simulation`. Returns its result (None on MPI ranks
+    other than 0; ``keep_final``: with every swarm's final glowworms)."""
     import contextlib
 
     from .backend import Engine
     from .engine.driver import run_simulation
+    from .engine.options import check_run_options
     from .fileutil import folder_lock
     from .io.setupdir import SetupDir
     from .runlog import RunRecord, untimed
 
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise SparkledockError(f"run: steps must be an integer of at least 1, got {steps!r}")
-    engine = _engine(engine) or Engine()
+    check_run_options(options)
+    engine = options.engine or Engine()
     path = Path(getattr(setup_folder, "path", setup_folder))  # (a folder, or a loaded setup)
     root = path if path.is_dir() else path.parent
     if not SetupDir(root).setup_json.is_file():
         raise SparkledockError(f"{SetupDir(root).setup_json}: no such file (not a setup folder?)")
     lead = comm is None or comm.Get_rank() == 0
+    simulation = {**options.simulation(), "engine": engine, "keep_final": keep_final}
     with contextlib.ExitStack() as stack:
         if lead:  # one process at a time per setup folder
             stack.enter_context(folder_lock(root))
         name = f"{engine.backend} {engine.device} {engine.precision}"
-        options = record if record is not None else {"steps": steps, **simulation}
-        runrec = RunRecord(root, "run", options=options, engine=name)
+        recorded = {"steps": steps, **{f.name: getattr(options, f.name) for f in fields(options)}}
+        runrec = RunRecord(root, "run", options=recorded, engine=name)
         with runrec.stage("run", f"{steps} steps") if lead else untimed("run"):
-            result = run_simulation(setup_folder, steps, engine=engine, comm=comm, **simulation)
+            result = run_simulation(setup_folder, steps, comm=comm, **simulation)
         if lead:
             runrec.finish()
     return result
@@ -305,40 +320,186 @@ def execute(
 def run(setup_folder: str | os.PathLike[str], steps: int, **options: Any) -> RunResult:
     """Run GSO on a setup folder (``sparkledock run``): every swarm unless ``swarms`` lists
     some; returns the :class:`~sparkledock.engine.driver.RunResult` (score history, the final
-    glowworms per swarm, timings). ``options``: :func:`~sparkledock.engine.driver.run_simulation`'s
-    keywords (``swarms``, ``scoring``, ``scoring_mode``, ``threads``, ``seed``, ``engine``...)."""
+    glowworms per swarm, timings). ``options``: :class:`~sparkledock.engine.options.RunOptions`
+    fields (``swarms``, ``scoring``, ``scoring_mode``, ``seed``, ``exact``, ``threads``,
+    ``gso_config``, the step sizes, ``local_minimization``, ``stop_tolerance``, ``engine``...),
+    checked before any work as the command's are."""
+    from .engine.options import RunOptions
     from .runlog import console_for_api
 
-    console_for_api(bool(options.get("quiet", False)))
-    result = execute(setup_folder, steps, **{"keep_final": True, **options})
+    chosen = _split(options, RunOptions, "run")
+    console_for_api(chosen.quiet)
+    result = execute(setup_folder, steps, chosen, keep_final=True)
     if result is None:  # only under MPI, on ranks other than 0
         raise SparkledockError("run: no result on this MPI rank")
     return result
 
 
-def rank(setup_folder: str | os.PathLike[str], steps: int, clusters: bool = True) -> list[Ranked]:
-    """The solutions of a run at ``steps``, best score first (``sparkledock rank``): each
-    swarm's cluster representatives (clustered now where not yet), or with ``clusters=False``
-    every glowworm. Each :class:`~sparkledock.analysis.rank.Ranked` holds swarm, glowworm,
-    pose, luciferin, neighbours, vision range and score."""
+#: What a swarm without ``cluster.repr`` gives :func:`rank`: its representatives clustered
+#: now (``cluster``, the Python API's), every glowworm (``all``, ``lgd_rank.py``'s) or a
+#: one-line refusal (``refuse``, ``sparkledock rank``'s).
+UNCLUSTERED = ("cluster", "all", "refuse")
+
+
+def rank(
+    setup_folder: str | os.PathLike[str],
+    steps: int,
+    clusters: bool = True,
+    *,
+    swarms: Sequence[int] | None = None,
+    method: str = "dfire",
+    diverse: bool = False,
+    unclustered: str = "cluster",
+    gso_name: str | None = None,
+) -> list[Ranked]:
+    """The rank stage (``sparkledock rank``, ``lgd_rank.py``): the solutions of a run at
+    ``steps`` in ``method``'s order (``dfire``: by score, LightDock's; see
+    :data:`~sparkledock.analysis.ranking.NEEDS`), ``diverse``: near-duplicates moved back.
+    Solutions are each swarm's cluster representatives (a swarm without ``cluster.repr``: as
+    ``unclustered`` says, :data:`UNCLUSTERED`), or with ``clusters=False`` every glowworm.
+    ``swarms``: which swarms (default: every swarm with a ``gso_<steps>.out``; a listed one
+    without it is refused); ``gso_name``: another file name in each swarm folder. Each
+    :class:`~sparkledock.analysis.rank.Ranked` holds swarm, glowworm, pose, luciferin,
+    neighbours, vision range and score. Options are checked before any file is read."""
     from .analysis.cluster import cluster_glowworms
-    from .analysis.rank import rank_glowworms
+    from .analysis.rank import read_cluster_sizes
+    from .analysis.ranking import NEEDS, rerank
     from .io.lightdock import load_setup, read_gso_output
     from .io.setupdir import SetupDir
 
-    loaded = load_setup(setup_folder)
-    folder = SetupDir(loaded.path)
+    if method not in NEEDS:
+        raise SparkledockError(f"rank: no such ranking {method!r} (known: {', '.join(NEEDS)})")
+    if unclustered not in UNCLUSTERED:
+        known = ", ".join(UNCLUSTERED)
+        raise SparkledockError(f"rank: unclustered must be one of {known}, got {unclustered!r}")
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        raise SparkledockError(f"rank: steps must be an integer from 0, got {steps!r}")
+    folder = SetupDir(Path(setup_folder))
+    loaded = None if (method == "dfire" and not diverse) else load_setup(folder.root)
+
+    def setup() -> DockingSetup:
+        nonlocal loaded
+        loaded = loaded or load_setup(folder.root)
+        return loaded
+
+    def gso(swarm: int) -> Path:
+        return folder.swarm(swarm) / gso_name if gso_name else folder.gso(swarm, steps)
+
+    if swarms is None:
+        if not folder.setup_json.is_file():
+            setup()  # (its one-line refusal: not a setup folder)
+        n_swarms = int(json.loads(folder.setup_json.read_text()).get("swarms", 0))
+        ids = [swarm for swarm in range(n_swarms) if gso(swarm).is_file()]
+        if not ids:
+            raise SparkledockError(f"{folder.root}: no swarm has {gso(0).name} (run it first)")
+    else:
+        ids = [int(swarm) for swarm in swarms]
     chosen = {}
-    for swarm in range(loaded.n_swarms):
-        path = folder.gso(swarm, steps)
-        if not path.is_file():
-            continue
-        data = read_gso_output(path)
-        ids = [members[0] for members in cluster_glowworms(loaded, data)] if clusters else None
-        chosen[swarm] = (data, ids)
-    if not chosen:
-        raise SparkledockError(f"{folder.root}: no swarm has gso_{steps}.out (run it first)")
-    return rank_glowworms(chosen)
+    sizes: dict[tuple[int, int], int] = {}  # (each representative's cluster size)
+    for swarm in ids:
+        data = read_gso_output(gso(swarm))
+        kept = None
+        if clusters and (folder.cluster(swarm).is_file() or unclustered == "refuse"):
+            found = read_cluster_sizes(folder.cluster(swarm))
+            kept = list(found)
+            sizes.update({(swarm, glowworm): n for glowworm, n in found.items()})
+        elif clusters and unclustered == "cluster":
+            members = cluster_glowworms(setup(), data)
+            kept = [group[0] for group in members]
+            sizes.update({(swarm, group[0]): len(group) for group in members})
+        chosen[swarm] = (data, kept)
+    if loaded is None:  # (by score: LightDock's ranking needs no structure)
+        from .analysis.rank import rank_glowworms
+
+        return rank_glowworms(chosen)
+    return rerank(loaded, chosen, method, diverse, cluster_sizes=sizes)
+
+
+def filter_ranking(
+    setup_folder: str | os.PathLike[str] | DockingSetup,
+    ranking: str | os.PathLike[str] | list[Ranked],
+    restraints: str | os.PathLike[str] | Restraints,
+    *,
+    fnat: float | None = 0.4,
+    cutoff: float = 5.0,
+    include_passive: bool = False,
+    molecules: tuple[str, str] = ("all", "all"),
+) -> Filtered:
+    """The filter stage (``sparkledock filter``, ``lgd_filter_restraints.py``): the ranked
+    solutions with a positive score (a ranking file, or :func:`rank`'s list), each one's
+    restraint satisfaction (active restraint residues of both partners, passive ones too on
+    request, within ``cutoff`` Å of the other partner; ``molecules``: which atoms of the
+    receptor and the ligand count: all, protein or nucleic) and those satisfying at least
+    ``fnat`` (:class:`~sparkledock.analysis.filter.Filtered`). The cutoff and fraction are
+    checked before any file is read."""
+    from .analysis.filter import MOLECULES, check_filter, filter_solutions
+    from .analysis.rank import read_ranking
+    from .io.lightdock import load_setup
+    from .io.restraints import read_restraints
+
+    check_filter(cutoff, fnat)
+    if any(m not in MOLECULES for m in molecules):
+        raise SparkledockError(f"filter: molecules must be of {', '.join(MOLECULES)}")
+    solutions = read_ranking(ranking) if isinstance(ranking, str | os.PathLike) else ranking
+    if isinstance(restraints, str | os.PathLike):
+        restraints = read_restraints(restraints)
+    loaded = setup_folder if hasattr(setup_folder, "layout") else load_setup(setup_folder)
+    positive = [r for r in solutions if r.score > 0.0]  # (LightDock drops the others first)
+    return filter_solutions(loaded, positive, restraints, fnat, cutoff, include_passive, molecules)
+
+
+def top(
+    setup_folder: str | os.PathLike[str] | DockingSetup,
+    ranking: str | os.PathLike[str] | list[Ranked],
+    n: int,
+    out: str | os.PathLike[str] = ".",
+    *,
+    suffix: str = ".pdb",
+) -> list[Path]:
+    """The top stage (``sparkledock top``, ``lgd_top.py``): models of the ``n`` best-ranked
+    solutions (a ranking file, or :func:`rank`'s list), ``top_1`` to ``top_<n>`` in ``out``,
+    PDB or mmCIF (``suffix``); returns their paths. The ranking is read before any model is
+    written."""
+    import numpy
+
+    from .analysis.models import write_models
+    from .analysis.rank import read_ranking
+    from .io.lightdock import load_setup
+
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise SparkledockError(f"top: n must be an integer of at least 1, got {n!r}")
+    if suffix not in (".pdb", ".cif"):
+        raise SparkledockError(f"top: suffix must be .pdb or .cif, got {suffix!r}")
+    solutions = read_ranking(ranking) if isinstance(ranking, str | os.PathLike) else ranking
+    best = solutions[:n]
+    loaded = setup_folder if hasattr(setup_folder, "layout") else load_setup(setup_folder)
+    poses = numpy.array([r.pose for r in best]).reshape(-1, loaded.layout.size)
+    paths = [Path(out) / f"top_{i + 1}{suffix}" for i in range(len(best))]
+    write_models(loaded, poses, paths)
+    return paths
+
+
+def screen(
+    pairs: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    force: bool = False,
+    comm: Any = None,
+    **options: Any,
+) -> Path | None:
+    """Dock many pairs (``sparkledock screen``): a CSV with columns name, receptor, ligand
+    and optional restraints and reference; each pair docks into ``out/<name>/`` as
+    :func:`dock` would, ``out/summary.csv`` (returned) lists every docked pair's best model
+    and ``out/screen_summary.csv`` every pair's outcome. ``options``:
+    :class:`~sparkledock.docking.DockOptions` fields, checked before any work, as for
+    :func:`dock`. Every pair is checked first: a bad pair is reported and the others dock."""
+    from .docking import DockOptions
+    from .docking.screen import screen as screen_pairs
+    from .runlog import console_for_api
+
+    chosen = _split(options, DockOptions, "screen")
+    console_for_api(chosen.quiet)
+    return screen_pairs(pairs, out, options=chosen, comm=comm, force=force)
 
 
 def evaluate(

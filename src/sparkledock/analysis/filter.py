@@ -10,6 +10,7 @@ amino acids only (``protein``) or its nucleotides only (``nucleic``: ``--rnuc``/
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -20,6 +21,7 @@ from ..molecule.restraints import Restraints
 from ..molecule.structure import Atoms
 from ..molecule.system import DockingSetup
 from .models import complex_coordinates
+from .rank import Ranked
 
 DEFAULT_CONTACT_CUTOFF_A = 5.0
 #: Poses whose complex coordinates are built at once.
@@ -119,3 +121,43 @@ def satisfaction(
                 hit += np.unique(lig_slot[d <= cutoff]).size
             out[p] = hit / total
     return out
+
+
+@dataclass(frozen=True)
+class Filtered:
+    """A restraint filter's outcome: the solutions judged, in their order, each one's
+    satisfaction, and which keep (satisfaction at least the fraction asked for and a positive
+    score, as LightDock keeps them)."""
+
+    ranking: list[Ranked]
+    fractions: np.ndarray
+    #: (P,) bool: which solutions keep
+    keeps: np.ndarray
+
+    @property
+    def kept(self) -> list[Ranked]:
+        """The solutions that keep, in their order."""
+        return [r for r, keep in zip(self.ranking, self.keeps, strict=True) if keep]
+
+
+def filter_solutions(
+    setup: DockingSetup,
+    ranking: list[Ranked],
+    restraints: Restraints,
+    fnat: float | None,
+    cutoff: float = DEFAULT_CONTACT_CUTOFF_A,
+    include_passive: bool = False,
+    molecules: tuple[str, str] = ("all", "all"),
+) -> Filtered:
+    """Each ranked solution's restraint satisfaction (:func:`satisfaction`) and which keep
+    (``fnat`` None: none, LightDock's filter without ``--fnat``), the cutoff and fraction
+    checked before any work. What ``sparkledock filter``, ``lgd_filter_restraints.py`` and a
+    restrained docking's filter stage share."""
+    check_filter(cutoff, fnat)
+    poses = np.array([r.pose for r in ranking]).reshape(-1, setup.layout.size)
+    fractions = satisfaction(setup, poses, restraints, cutoff, include_passive, molecules)
+    scores = np.array([r.score for r in ranking], dtype=np.float64)
+    keeps = (
+        (fractions >= fnat) & (scores > 0.0) if fnat is not None else np.zeros(len(ranking), bool)
+    )
+    return Filtered(ranking, fractions, keeps)

@@ -31,7 +31,6 @@ from .options import (
     report_run,
     run_options,
     setup_options,
-    vars_of,
 )
 
 
@@ -90,16 +89,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ..engine.parallel import mpi_world
     from ..workflow import execute
 
-    engine = engine_of(args, exact=args.exact)
     comm = mpi_world()
-    result = execute(
-        args.setup,
-        args.steps,
-        engine=engine,
-        comm=comm,
-        record=vars_of(args),
-        **run_options(vars(args)),
-    )
+    options = run_options(vars(args), engine_of(args, exact=args.exact))
+    result = execute(args.setup, args.steps, options, comm=comm)
     if not args.quiet:
         report_run(result, comm)
     return 0
@@ -129,80 +121,62 @@ def cmd_cluster(args: argparse.Namespace) -> int:
 
 
 def cmd_rank(args: argparse.Namespace) -> int:
-    from ..analysis.rank import (
-        chosen_glowworms,
-        rank_glowworms,
-        read_cluster_sizes,
-        write_ranking,
-    )
-    from ..analysis.ranking import NEEDS, rerank
+    from ..analysis.rank import write_ranking
+    from ..workflow import rank
 
-    if args.method not in NEEDS:
-        raise SparkledockError(
-            f"--method {args.method!r}: no such ranking (known: {', '.join(NEEDS)})"
-        )
-    root = Path(args.setup_dir)
-    chosen = chosen_glowworms(
-        root, list(range(args.swarms)), args.step, use_clusters=not args.ignore_clusters
+    ranking = rank(
+        args.setup_dir,
+        args.step,
+        not args.ignore_clusters,
+        swarms=range(args.swarms),
+        method=args.method,
+        diverse=args.diverse,
+        unclustered="refuse",
     )
+    root = Path(args.setup_dir)
     if args.method == "dfire" and not args.diverse:
-        ranking, target = rank_glowworms(chosen), SetupDir(root).ranking
+        target = SetupDir(root).ranking
     else:
-        sizes = {}  # (the learned rankings read each representative's cluster size)
-        if not args.ignore_clusters and "cluster_size" in NEEDS[args.method]:
-            for swarm in range(args.swarms):
-                found = read_cluster_sizes(SetupDir(root).cluster(swarm))
-                sizes.update({(swarm, glowworm): n for glowworm, n in found.items()})
-        ranking = rerank(load_setup(root), chosen, args.method, args.diverse, cluster_sizes=sizes)
-        name = args.method + ("_diverse" if args.diverse else "")
-        target = root / f"rank_by_{name}.list"
+        target = root / f"rank_by_{args.method}{'_diverse' if args.diverse else ''}.list"
     write_ranking(target, ranking)
     print(f"sparkledock: ranked {len(ranking)} solutions in {target}", file=sys.stderr)
     return 0
 
 
 def cmd_filter(args: argparse.Namespace) -> int:
-    from ..analysis.filter import check_filter, satisfaction
-    from ..analysis.rank import read_ranking, write_ranking
-    from ..io.restraints import read_restraints
+    from ..analysis.rank import write_ranking
+    from ..workflow import filter_ranking
 
-    check_filter(args.cutoff, args.fnat)
-    setup = load_setup(args.setup_dir)
-    ranking = [r for r in read_ranking(args.ranking) if r.score > 0.0]
-    poses = np.array([r.pose for r in ranking]).reshape(-1, setup.layout.size)
-    molecules = ("nucleic" if args.rnuc else "all", "nucleic" if args.lnuc else "all")
-    fractions = satisfaction(
-        setup,
-        poses,
-        read_restraints(args.restraints),
-        args.cutoff,
-        args.include_passive,
-        molecules,
+    filtered = filter_ranking(
+        args.setup_dir,
+        args.ranking,
+        args.restraints,
+        fnat=args.fnat,
+        cutoff=args.cutoff,
+        include_passive=args.include_passive,
+        molecules=("nucleic" if args.rnuc else "all", "nucleic" if args.lnuc else "all"),
     )
-    kept = [r for r, f in zip(ranking, fractions, strict=True) if f >= args.fnat]
     target = Path(args.ranking).with_name("rank_filtered.list")
-    write_ranking(target, kept)
-    for r, f in zip(ranking, fractions, strict=True):
+    write_ranking(target, filtered.kept)
+    for r, f in zip(filtered.ranking, filtered.fractions, strict=True):
         print(f"{SetupDir(Path()).model(r.swarm, r.glowworm)} {f:5.3f}")
     print(
-        f"sparkledock: {len(kept)} of {len(ranking)} solutions satisfy at least "
-        f"{args.fnat:.0%} of the restraints: {target}",
+        f"sparkledock: {len(filtered.kept)} of {len(filtered.ranking)} solutions satisfy at "
+        f"least {args.fnat:.0%} of the restraints: {target}",
         file=sys.stderr,
     )
     return 0
 
 
 def cmd_top(args: argparse.Namespace) -> int:
-    from ..analysis.models import write_models
-    from ..analysis.rank import read_ranking
+    from ..workflow import top
 
-    setup = load_setup(args.setup_dir)
-    best = read_ranking(args.ranking)[: args.n]
-    poses = np.array([r.pose for r in best]).reshape(-1, setup.layout.size)
     out = Path(args.output)
-    suffix = ".cif" if args.format == "cif" else ".pdb"
-    write_models(setup, poses, [out / f"top_{i + 1}{suffix}" for i in range(len(best))])
-    print(f"sparkledock: wrote {len(best)} models top_1..top_{len(best)} in {out}", file=sys.stderr)
+    paths = top(args.setup_dir, args.ranking, args.n, out, suffix=f".{args.format}")
+    print(
+        f"sparkledock: wrote {len(paths)} models top_1..top_{len(paths)} in {out}",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -276,8 +250,8 @@ def cmd_dock(args: argparse.Namespace) -> int:
 
 
 def cmd_screen(args: argparse.Namespace) -> int:
+    from ..docking.screen import failed_pairs, screen
     from ..engine.parallel import mpi_world
-    from ..screen import failed_pairs, screen
 
     summary = screen(
         args.pairs, args.output, options=dock_options(args), comm=mpi_world(), force=args.force

@@ -16,6 +16,7 @@ from ..schema import at_least as at_least  # (re-exported: the parsers' integer 
 from ..scoring import SCORING_FUNCTIONS
 
 if TYPE_CHECKING:
+    from ..engine.options import RunOptions
     from ..preparation.prepare import SetupOptions
 
 #: Poses scored per call when streaming results (and reporting progress).
@@ -140,11 +141,6 @@ def engine_of(args: argparse.Namespace, exact: bool = False) -> Engine:
     return resolve_engine(args.backend, args.device, args.precision, exact=exact)
 
 
-def vars_of(args: argparse.Namespace) -> dict:
-    """A command's options as recorded in run.json (without the function it dispatches to)."""
-    return {k: v for k, v in vars(args).items() if k != "func"}
-
-
 #: ``setup``'s options spelled differently on the command line (flag -> SetupOptions field).
 _SETUP_RENAMED = {"starting": "write_starting_positions"}
 
@@ -178,32 +174,12 @@ def setup_options(values: dict[str, Any]) -> SetupOptions:
     return SetupOptions(**chosen)
 
 
-#: ``run``'s keywords of :func:`~sparkledock.workflow.execute` taken from parsed arguments.
-_RUN_KEYWORDS = (
-    "swarms",
-    "scoring",
-    "seed",
-    "exact",
-    "scoring_mode",
-    "threads",
-    "quiet",
-    "swarms_per_task",
-    "stop_tolerance",
-)
+def run_options(values: dict[str, Any], engine: Engine) -> RunOptions:
+    """``run``'s options from parsed arguments (sparkledock's or ``lightdock3.py``'s, named
+    as :class:`~sparkledock.engine.options.RunOptions`'s fields) on ``engine``."""
+    from ..engine.options import RunOptions
 
-
-def run_options(values: dict[str, Any]) -> dict[str, Any]:
-    """``run``'s keywords from parsed arguments (sparkledock's or ``lightdock3.py``'s, named
-    alike), with the GSO parameters of ``--gso-config`` and the step sizes."""
-    from ..io.gsoconfig import gso_parameters
-
-    chosen = {k: values[k] for k in _RUN_KEYWORDS}
-    chosen["gso_params"] = gso_parameters(
-        values.get("gso_config"),
-        **{k: values.get(k, 0.5) for k in ("translation_step", "rotation_step", "nmodes_step")},
-        local_minimization=bool(values.get("local_minimization", False)),
-    )
-    return chosen
+    return RunOptions(**{**options_by_name(RunOptions, values), "engine": engine})
 
 
 def report_run(result: Any, comm: Any) -> None:

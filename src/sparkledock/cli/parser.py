@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from ..docking.options import DockOptions
+from ..engine.options import RunOptions
 from ..preparation.prepare import SetupOptions
-from ..seeds import DEFAULT_SEED
 from ..version import __version__
 from .commands import (
     cmd_cluster,
@@ -93,59 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="run GSO on a setup's swarms (writes swarm_<id>/gso_*.out)")
     p.add_argument("setup", help="the setup's setup.json (or its folder)")
     p.add_argument("steps", type=at_least(1), help="GSO steps")
-    p.add_argument(
-        "--swarm-ids",
-        "--swarms",  # (the earlier spelling; elsewhere --swarms is a count)
-        dest="swarms",
-        type=at_least(0),
-        nargs="+",
-        help="which swarms to run, by id (default: all)",
-    )
-    add_scoring_option(p, "scoring function of the search")
-    add_fields(
-        p, DockOptions, ["scoring_mode"], given_only=False, defaults={"scoring_mode": "exact"}
-    )
-    p.add_argument(
-        "--seed", type=int, default=DEFAULT_SEED, help=f"GSO seed (default: {DEFAULT_SEED})"
-    )
-    p.add_argument(
-        "--exact",
-        action="store_true",
-        help="LightDock's random stream: reproduce LightDock 0.9.4 trajectories",
-    )
-    p.add_argument("--threads", type=at_least(1), default=None, help="CPU threads (default: all)")
+    add_fields(p, RunOptions, given_only=False)
     add_logging_options(p)
-    p.add_argument(
-        "--swarms-per-task",
-        type=at_least(1),
-        default=None,
-        help="under MPI: swarms a rank takes at a time (default: 1 on the CPU, about a "
-        "quarter of a rank's share on torch)",
-    )
-    p.add_argument(
-        "--gso-config",
-        help="LightDock GSO configuration file (glowworm.conf: rho, gamma, beta, luciferin, "
-        "vision ranges, neighbours; default: LightDock's)",
-    )
-    for flag, what in (("translation", "Å"), ("rotation", "SLERP fraction"), ("nmodes", "")):
-        p.add_argument(
-            f"--{flag}-step",
-            dest=f"{flag}_step",
-            type=float,
-            default=0.5,
-            help=f"GSO {flag} step{f' ({what})' if what else ''} (0.5)",
-        )
-    p.add_argument(
-        "--local-minimization",
-        "-min",
-        dest="local_minimization",
-        action="store_true",
-        help="every step, minimise each swarm's best glowworm (LightDock's -min: Powell, "
-        "5 iterations)",
-    )
-    add_fields(
-        p, DockOptions, ["stop_tolerance"], given_only=False, defaults={"stop_tolerance": 0.0}
-    )
     add_engine_options(p)
     p.set_defaults(func=cmd_run)
 

@@ -13,7 +13,7 @@ import numpy as np
 from ..analysis.cluster import cluster_glowworms, format_cluster_repr
 from ..analysis.contacts import consensus_interface, pose_interfaces
 from ..analysis.convergence import swarm_convergence
-from ..analysis.filter import satisfaction
+from ..analysis.filter import filter_solutions
 from ..analysis.models import write_models
 from ..analysis.rank import rank_glowworms, write_ranking
 from ..analysis.ranking import rerank
@@ -194,14 +194,12 @@ def analyse(
             info.update(_model_identity(options.rank_method))
     if docked_with is not None:
         with stage("filter", f"{FILTER_FRACTION:.0%} of the restraints") as info:
-            poses = np.array([r.pose for r in ranking]).reshape(-1, setup.layout.size)
-            kept = satisfaction(setup, poses, docked_with)
-            fraction = {(r.swarm, r.glowworm): float(f) for r, f in zip(ranking, kept, strict=True)}
-            filtered = [
-                r
-                for r, f in zip(ranking, kept, strict=True)
-                if f >= FILTER_FRACTION and r.score > 0.0
-            ]
+            judged = filter_solutions(setup, ranking, docked_with, FILTER_FRACTION)
+            fraction = {
+                (r.swarm, r.glowworm): float(f)
+                for r, f in zip(ranking, judged.fractions, strict=True)
+            }
+            filtered = judged.kept
             write_ranking(folder.root / "rank_filtered.list", filtered)
             info["summary"] = f"{len(filtered)} of {len(ranking)} solutions kept"
             if filtered:

@@ -11,8 +11,8 @@ from typing import Any
 
 from ..analysis.ranking import DFIRE_SEARCH, NEEDS, default_method
 from ..backend import Engine
-from ..engine.driver import check_stop_tolerance
-from ..engine.spec import SCORING_MODES
+from ..engine.options import check_stop_tolerance
+from ..engine.spec import SCORING_MODE_HELP, SCORING_MODES, STOP_TOLERANCE_HELP
 from ..errors import SparkledockError
 from ..preparation.prepare import MAX_LENGTH_A, SetupOptions
 from ..schema import KEY, OFF, Flag, flag_of, option
@@ -38,11 +38,6 @@ def _setup_flag(name: str) -> Flag | None:
     return flag_of(SetupOptions, name)
 
 
-SCORING_MODE_HELP = (
-    "exact: every score exact; fast: the search scores with DFIRE's field on a grid (numba or "
-    "torch), the final glowworms are re-scored exactly; fast-flex: fast, with the receptor's "
-    "normal modes as a local shift of the ligand"
-)
 RANK_HELP = (
     f"how to rank the representatives: {', '.join(NEEDS)} (rank_by_scoring.list is always by score)"
 )
@@ -144,9 +139,8 @@ class DockOptions:
     #: early stopping of converged swarms (:func:`sparkledock.engine.spec.converged`; 0:
     #: every swarm runs every step; None: the protocol's)
     stop_tolerance: float | None = option(
-        None, "--stop-tolerance", help="stop a swarm once its best and mean scores rose by at "
-        "most T x max(1, |best|) over 10 steps (checked from step 30; 0: every swarm runs "
-        "every step)", default_text="the protocol's", type=float, metavar="T", key="always",
+        None, "--stop-tolerance", help=STOP_TOLERANCE_HELP, default_text="the protocol's",
+        type=float, metavar="T", key="always",
     )  # fmt: skip
 
 

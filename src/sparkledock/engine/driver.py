@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..backend import Engine
-from ..errors import EngineError, SparkledockError
+from ..errors import SparkledockError
 from ..io.lightdock import read_poses
 from ..molecule.system import DockingSetup
 from ..seeds import DEFAULT_SEED, check_seed
@@ -35,6 +35,7 @@ from . import costs
 from .checkpoint import starting_files, swarm_finished
 from .context import RunContext, load_run_context
 from .gso import GSOParameters
+from .options import check_stop_tolerance
 from .parallel import TaskCounter, rank_engine, share_error
 from .simulation import RunResult, check_steps, check_swarms, merge_results, run_swarms
 from .spec import CHECKPOINT, RunSpec
@@ -53,7 +54,7 @@ class Job:
 
 
 @dataclass(frozen=True)
-class RunOptions:
+class Execution:
     """How the swarms run (not what they compute: that is the job's :class:`RunSpec`)."""
 
     engine: Engine
@@ -68,12 +69,6 @@ class RunOptions:
 
 #: One task: (job index, swarm ids).
 Task = tuple[int, tuple[int, ...]]
-
-
-def check_stop_tolerance(tolerance: float) -> None:
-    """Refuse an early-stopping tolerance that is negative or not finite (before any work)."""
-    if not 0.0 <= float(tolerance) < float("inf"):
-        raise EngineError(f"--stop-tolerance must be 0 or a positive number, got {tolerance}")
 
 
 def run_simulation(
@@ -128,7 +123,7 @@ def run_simulation(
     """
     check_stop_tolerance(stop_tolerance)
     check_seed(seed)
-    options = RunOptions(
+    options = Execution(
         engine=engine or Engine(),
         threads=threads,
         quiet=quiet,
@@ -163,7 +158,7 @@ def run_simulation(
 def run_setups(
     roots: Sequence[Path],
     steps: int,
-    options: RunOptions,
+    options: Execution,
     *,
     scoring: str,
     seed: int,
@@ -201,7 +196,7 @@ def run_setups(
 
 
 def execute(
-    make_jobs: Any, options: RunOptions, comm: Any = None, *, to_all: bool = False
+    make_jobs: Any, options: Execution, comm: Any = None, *, to_all: bool = False
 ) -> list[RunResult] | None:
     """Run jobs (``make_jobs()`` builds them, on rank 0 only under MPI) and return one result
     per job: to the caller, or under MPI to rank 0 (every rank with ``to_all``)."""
@@ -277,7 +272,7 @@ def execute(
 
 
 def _plan_tasks(
-    jobs: list[Job], size: int, options: RunOptions
+    jobs: list[Job], size: int, options: Execution
 ) -> tuple[list[Job], list[Task], list[int], list[tuple[dict[int, float], int]]]:
     """Tasks for ``size`` processes, skipped swarm counts, and per job the predicted costs
     and glowworm count (what the costs file records). One process: a task per job, in

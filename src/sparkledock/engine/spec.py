@@ -95,6 +95,15 @@ class RunSpec:
 
 
 SCORING_MODES = ("exact", "fast", "fast-flex")
+SCORING_MODE_HELP = (
+    "exact: every score exact; fast: the search scores with DFIRE's field on a grid (numba or "
+    "torch), the final glowworms are re-scored exactly; fast-flex: fast, with the receptor's "
+    "normal modes as a local shift of the ligand"
+)
+STOP_TOLERANCE_HELP = (
+    f"stop a swarm once its best and mean scores rose by at most T x max(1, |best|) over "
+    f"{SAVE_EVERY} steps (checked from step {STOP_MIN_STEPS}; 0: every swarm runs every step)"
+)
 #: The modes whose search scores with the fast path (``fast-flex``: with the receptor's
 #: normal modes as a local shift, :class:`~sparkledock.scoring.dfire.grid.ReceptorShift`).
 FAST_MODES = ("fast", "fast-flex")

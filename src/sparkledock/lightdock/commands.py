@@ -215,14 +215,8 @@ def _simulation(args: argparse.Namespace) -> int:
         "stop_tolerance": 0.0,  # LightDock runs every swarm every step
     }
     comm = mpi_world()
-    result = execute(
-        args.setup_file,
-        args.steps,
-        engine=Engine("numba", "cpu", "fp64"),
-        comm=comm,
-        record=values,
-        **run_options(values),
-    )
+    options = run_options(values, Engine("numba", "cpu", "fp64"))
+    result = execute(args.setup_file, args.steps, options, comm=comm)
     report_run(result, comm)
     return 0
 
@@ -241,17 +235,18 @@ def _rank_parser() -> argparse.ArgumentParser:
 
 
 def _rank(args: argparse.Namespace) -> int:
-    from ..analysis.rank import rank, write_ranking
+    from ..analysis.rank import write_ranking
+    from ..workflow import rank
 
     if args.clashes_cutoff is not None:
         raise _refuse("-c (clashes cutoff)")
     root = Path.cwd()
     ranking = rank(
         root,
-        list(range(args.num_swarms)),
         args.steps,
-        use_clusters=not args.ignore_clusters,
-        require_clusters=False,
+        not args.ignore_clusters,
+        swarms=range(args.num_swarms),
+        unclustered="all",
         gso_name=args.result_file,
     )
     write_ranking(SetupDir(root).ranking, ranking)
@@ -284,17 +279,15 @@ def _model_setup(args: argparse.Namespace, near: Path) -> DockingSetup:
 
 
 def _top(args: argparse.Namespace) -> int:
-    from ..analysis.models import write_models
     from ..analysis.rank import read_ranking
+    from ..workflow import top
 
     ranking_file = Path(args.lightdock_ranking_file)
     ranking = read_ranking(ranking_file)  # before any model is written
     setup = _model_setup(args, ranking_file.parent)
-    best = ranking[: args.top]
-    poses = np.array([r.pose for r in best]).reshape(-1, setup.layout.size)
     folder = ranking_file.parent
-    write_models(setup, poses, [folder / f"top_{i + 1}.pdb" for i in range(len(best))])
-    print(f"lgd_top.py: generated {len(best)} conformations in {folder}", file=sys.stderr)
+    paths = top(setup, ranking, args.top, folder)
+    print(f"lgd_top.py: generated {len(paths)} conformations in {folder}", file=sys.stderr)
     return 0
 
 
@@ -349,14 +342,15 @@ def _filter_parser() -> argparse.ArgumentParser:
 
 
 def _filter(args: argparse.Namespace) -> int:
-    from ..analysis.filter import check_filter, satisfaction
+    from ..analysis.filter import check_filter
     from ..analysis.models import write_models
     from ..analysis.rank import read_ranking
     from ..io.restraints import read_restraints
+    from ..workflow import filter_ranking
 
-    check_filter(args.cutoff, args.fnat)
+    check_filter(args.cutoff, args.fnat)  # (before any file is read)
     ranking_file = Path(args.ranking_file)
-    ranking = [r for r in read_ranking(ranking_file) if r.score > 0.0]
+    ranking = read_ranking(ranking_file)
     restraints = read_restraints(args.restraints_file)
     setup = load_setup(_find_setup(None, ranking_file.parent))
     for given, partner, side in (
@@ -373,22 +367,26 @@ def _filter(args: argparse.Namespace) -> int:
     folder = Path("filtered")
     if folder.exists():
         raise InputFileError(f"{folder}: folder already exists (LightDock refuses too)")
-    poses = np.array([r.pose for r in ranking]).reshape(-1, setup.layout.size)
     # LightDock's filter counts the partners' amino acids, or nucleotides with --rnuc/--lnuc
     molecules = ("nucleic" if args.rnuc else "protein", "nucleic" if args.lnuc else "protein")
-    fractions = satisfaction(setup, poses, restraints, args.cutoff, args.include_passive, molecules)
-    passed = [
-        (r, f)
-        for r, f in zip(ranking, fractions, strict=True)
-        if args.fnat is not None and f >= args.fnat
-    ]
+    filtered = filter_ranking(
+        setup,
+        ranking,
+        restraints,
+        fnat=args.fnat,
+        cutoff=args.cutoff,
+        include_passive=args.include_passive,
+        molecules=molecules,
+    )
+    judged = zip(filtered.ranking, filtered.fractions, filtered.keeps, strict=True)
+    passed = [(r, f) for r, f, keep in judged if keep]
     folder.mkdir()
     write_models(
         setup,
         np.array([r.pose for r, _ in passed]).reshape(-1, setup.layout.size),
         [folder / f"swarm_{r.swarm}_{r.glowworm}.pdb" for r, _ in passed],
     )
-    for r, f in zip(ranking, fractions, strict=True):
+    for r, f in zip(filtered.ranking, filtered.fractions, strict=True):
         print(f"{SetupDir(Path()).model(r.swarm, r.glowworm)!s:40s}  {f:5.3f}")
     lines = [f"swarm_{r.swarm}_{r.glowworm}.pdb   {r.score:5.3f}  {f:5.3f}\n" for r, f in passed]
     atomic_write_text(folder / "rank_filtered.list", "".join(lines))

@@ -20,27 +20,23 @@ from typing import Any
 
 import numpy as np
 
-from .backend import Engine
-from .docking import (
-    DockOptions,
-    analyse,
-    check_docking,
-    check_options,
-    default_scoring_mode,
+from ..backend import Engine
+from ..engine.driver import Execution, run_setups
+from ..errors import InputFileError, SparkledockError, SparkledockWarning
+from ..fileutil import atomic_write_text, check_output_folder, folder_lock, read_text_input
+from ..io.setupdir import SetupDir
+from ..runlog import LOGGER, RunRecord, file_record, untimed
+from .analyse import analyse
+from .checks import check_docking
+from .options import DockOptions, check_options, default_scoring_mode, engine_name, with_defaults
+from .pipeline import (
     dock_key,
-    engine_name,
     own_outputs,
     prepare_dock_setup,
     read_record,
     remove_paths,
-    with_defaults,
     write_record,
 )
-from .engine.driver import RunOptions, run_setups
-from .errors import InputFileError, SparkledockError, SparkledockWarning
-from .fileutil import atomic_write_text, check_output_folder, folder_lock, read_text_input
-from .io.setupdir import SetupDir
-from .runlog import LOGGER, RunRecord, file_record, untimed
 
 REQUIRED = ("name", "receptor", "ligand")
 OPTIONAL = ("restraints", "reference")
@@ -228,7 +224,7 @@ def _screen(
         outcome.update({name: ("failed", why) for name, why in failed.items()})
     good = [p for p in good if p.name not in outcome]
     setups = [out / p.name / "setup" for p in good]
-    run_options = RunOptions(
+    execution = Execution(
         engine=options.engine or Engine(), threads=options.threads, quiet=options.quiet
     )
     with stage("run", f"{len(good)} pairs, {options.steps} steps"):
@@ -236,7 +232,7 @@ def _screen(
             run_setups(
                 setups,
                 options.steps,
-                run_options,
+                execution,
                 scoring=options.scoring,
                 seed=options.seed,
                 scoring_mode=options.scoring_mode,
