@@ -1,5 +1,7 @@
-"""The docking workflow as Python calls that return results: :func:`dock`, :func:`setup`,
-:func:`run`, :func:`rank` and :func:`evaluate`, exported at the package's top level.
+"""The stage API: the docking workflow as Python calls that return results, what the command
+lines call. :func:`dock` and :func:`screen` (whole dockings), :func:`setup`, :func:`run`,
+:func:`rank`, :func:`filter_ranking`, :func:`top` and :func:`evaluate` (one stage each),
+exported at the package's top level.
 
 >>> import sparkledock                                   # doctest: +SKIP
 >>> result = sparkledock.dock("rec.pdb", "lig.pdb", "out", restraints="restraints.list",
@@ -8,15 +10,19 @@
 >>> pandas.DataFrame(result.models)                      # one row per ranked solution
 >>> result.timings                                       # seconds per stage
 
-Each is a thin layer over the modules that do the work (:mod:`.docking`,
-:mod:`.preparation.prepare`, :mod:`.engine.driver`, :mod:`.analysis`). The setup and run
-stages themselves (:func:`prepare`, :func:`execute`: the folder's lock, the run.json record,
-the work) are the ones ``sparkledock setup``/``run`` and LightDock's ``lightdock3_setup.py``/
-``lightdock3.py`` call: the CLI and these calls run the same code, and say what the CLI
-says: the stage lines and the run's progress on stderr (``quiet=True``: warnings only;
-handlers a caller adds to the ``sparkledock`` logger get the lines too). Options
-are keyword arguments named as :class:`~sparkledock.docking.DockOptions`'s and
-:class:`~sparkledock.preparation.prepare.SetupOptions`'s fields.
+Each checks its options and inputs before any work and is a thin layer over the modules that
+do the work (:mod:`.docking`, :mod:`.preparation`, :mod:`.engine`, :mod:`.analysis`). The
+setup and run stages themselves (:func:`prepare`, :func:`execute`: the folder's lock, the
+run.json record, the work) are the ones ``sparkledock setup``/``run`` and LightDock's
+``lightdock3_setup.py``/``lightdock3.py`` call; ``sparkledock rank``/``filter``/``top`` and
+``lgd_rank.py``/``lgd_filter_restraints.py``/``lgd_top.py`` translate their arguments into
+:func:`rank`, :func:`filter_ranking` and :func:`top`. The CLI and these calls run the same
+code, and say what the CLI says: the stage lines and the run's progress on stderr
+(``quiet=True``: warnings only; handlers a caller adds to the ``sparkledock`` logger get the
+lines too). Options are keyword arguments named as the fields of
+:class:`~sparkledock.docking.DockOptions` (``dock``, ``screen``),
+:class:`~sparkledock.preparation.prepare.SetupOptions` (``setup``) and
+:class:`~sparkledock.engine.options.RunOptions` (``run``), with the command line's defaults.
 """
 
 from __future__ import annotations

@@ -181,7 +181,8 @@ def cmd_top(args: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from ..analysis.evaluate import evaluate, refuse_swapped
+    from ..analysis.evaluate import refuse_swapped
+    from ..workflow import evaluate
 
     chains = args.receptor_chains.split(",") if args.receptor_chains else None
     for model in args.models:  # (all checked before any is evaluated)
@@ -189,7 +190,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         refuse_swapped(args.reference, model, order)
     print("model,DockQ,fnat,iRMSD,LRMSD,CAPRI")
     for model in args.models:
-        q = evaluate(model, args.reference, chains)
+        q = evaluate(args.reference, model, chains)
         print(f"{model},{q.dockq:.4f},{q.fnat:.4f},{q.irmsd:.3f},{q.lrmsd:.3f},{q.capri}")
     return 0
 
