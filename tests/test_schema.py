@@ -157,3 +157,21 @@ def test_dock_parses_each_input_once(tmp_path, monkeypatch):
     argv += ["-o", str(tmp_path / "out"), "-s", "2", "-g", "6", "--steps", "3", "--quiet"]
     assert main(argv) == 0
     assert sorted(reads) == sorted([str(files["receptor"]), str(files["ligand"])])
+
+
+def test_the_docking_setup_takes_every_option_the_two_stages_share():
+    """dock's setup options come from DockOptions by field name: a shared option given to
+    dock reaches the setup, and the setup drops OXT, hydrogens and waters."""
+    from sparkledock.docking.options import dock_setup_options
+    from sparkledock.preparation.prepare import SetupOptions
+
+    chosen = DockOptions(
+        glowworms=7, swarms=3, anm=False, seed=9, map_modified=False, scoring="mj3h",
+        transmembrane=True, swarm_spacing=6.0,
+    )  # fmt: skip
+    setup = dock_setup_options(chosen)
+    shared = {f.name for f in fields(SetupOptions)} & {f.name for f in fields(DockOptions)}
+    assert shared >= {"glowworms", "swarms", "seed", "scoring", "membrane", "paratope"}
+    for name in shared:
+        assert getattr(setup, name) == getattr(chosen, name), name
+    assert setup.noxt and setup.noh and setup.now

@@ -275,20 +275,14 @@ def with_defaults(options: DockOptions, restrained: bool) -> DockOptions:
     return options
 
 
+#: The setup a docking makes drops OXT atoms, hydrogens and waters (LightDock's -noxt -noh -now).
+DOCK_SETUP_FIXED = {"noxt": True, "noh": True, "now": True}
+
+
 def dock_setup_options(options: DockOptions) -> SetupOptions:
-    """The setup a docking makes (``options`` with the protocol's defaults decided)."""
-    return SetupOptions(
-        glowworms=options.glowworms,
-        swarms=options.swarms,
-        anm=bool(options.anm),
-        noxt=True,
-        noh=True,
-        now=True,
-        seed=options.seed,
-        map_modified=options.map_modified,
-        scoring=options.scoring,
-        membrane=options.membrane,
-        transmembrane=options.transmembrane,
-        paratope=options.paratope,
-        swarm_spacing=options.swarm_spacing or 0.0,
-    )
+    """The setup a docking makes (``options`` with the protocol's defaults decided): every
+    option the two stages share, by field name, and :data:`DOCK_SETUP_FIXED`."""
+    shared = {f.name for f in fields(SetupOptions)} & {f.name for f in fields(DockOptions)}
+    chosen = {name: getattr(options, name) for name in shared}
+    chosen.update(anm=bool(options.anm), swarm_spacing=options.swarm_spacing or 0.0)
+    return SetupOptions(**chosen, **DOCK_SETUP_FIXED)
