@@ -72,12 +72,21 @@ def test_rescores_equal_across_backends(example):
             np.testing.assert_allclose(features[function], other, rtol=1e-9, atol=1e-9)
 
 
-def test_atom_contacts_equal_all_pairs_distances(example):
-    """The k-d tree counts (receptor atoms in the ligand's box only) equal counts over every
-    receptor-ligand atom pair's distance."""
+@pytest.mark.parametrize("reachable_only", [False, True])
+def test_atom_contacts_equal_all_pairs_distances(example, monkeypatch, reachable_only):
+    """The k-d tree counts (the receptor atoms in the ligand's box; or, as for a large
+    receptor, only those that can reach the ligand moved and tested) equal counts over every
+    receptor-ligand atom pair's distance, normal-mode extents large and small."""
     from scipy.spatial.distance import cdist
 
+    import sparkledock.analysis.features as features
+
     setup, poses, _, _ = example
+    assert setup.receptor.n_modes > 0
+    poses = poses.copy()
+    poses[::3, setup.layout.rec_extents] *= 4.0  # (receptor atoms moved far by the modes)
+    if reachable_only:
+        monkeypatch.setattr(features, "REACHABLE_FROM", 0)
     got = atom_contacts(setup, poses)
     n_rec = len(setup.receptor.atoms)
     for p, xyz in enumerate(complex_coordinates(setup, poses)):
