@@ -15,8 +15,10 @@ Modes:
   held-out complexes and their mean reciprocal rank, next to ``soft_consensus`` and ``dfire``
   on the same complexes. The chosen set (most top-10 successes, then top 5, top 1, MRR) is
   printed.
+  ``--features`` names the feature sets (:data:`FEATURE_SETS`) the choice ranges over.
 * ``--export PATH``: the ranker fitted on every training pool with the chosen parameters
-  (``--params`` as JSON, else the cross-validation's choice), as the package reads it.
+  and feature set (``--params`` as JSON with one ``--features``, else the
+  cross-validation's choice), as the package reads it.
 * ``--evaluate POOLS``: the shipped model applied to other pools (the twenty's), next to
   ``soft_consensus``, ``dfire`` and LightDock's published blind result, in one table.
 
@@ -39,7 +41,7 @@ import numpy as np
 from dock_accuracy import lightdock_published
 from restrained_learned import capri_label
 from sparkledock.analysis import learned
-from sparkledock.analysis.features import solution_features
+from sparkledock.analysis.features import rescore, solution_features
 from sparkledock.analysis.ranking import order
 from sparkledock.io.lightdock import load_setup
 
@@ -57,6 +59,20 @@ GRID = [
 ]  # fmt: skip
 #: The parameters that vary in :data:`GRID` (the table's labels).
 SHOWN = ("objective", "n_estimators", "num_leaves")
+
+
+#: The feature sets the cross-validation may choose among (``--features``): the shipped
+#: model's, and the same with pyDock's electrostatics and van der Waals (LightDock's ``dna``
+#: function: cpydock without desolvation, so no FreeSASA, no extra), which lifted top 1 and
+#: top 5 on the first 38 training pools (docs/performance.md, "third part"). A set other
+#: than the shipped one is adopted by exporting it and giving the package's ranking its
+#: features (``analysis.learned.BLIND``, ``ranking.NEEDS``).
+FEATURE_SETS = {
+    "shipped": learned.BLIND,
+    "electrostatics": (*learned.BLIND, ("dna", "rank")),
+}
+#: Re-scores some feature sets add to the package's (:func:`pool_features` caches them).
+EXTRA_RESCORES = ("dna",)
 
 
 #: The training labels (``--label``): the CAPRI class, or DockQ in tenths; the one in use.
@@ -77,12 +93,16 @@ def pool_features(folder: Path) -> dict[str, np.ndarray]:
     if cache.is_file():
         known.update(np.load(cache))
     features = known
-    if not cache.is_file() or not all(name in known for name, _ in learned.BLIND):
+    wanted = {name for spec in FEATURE_SETS.values() for name, _ in spec}
+    if not cache.is_file() or not wanted <= set(known):
         # (a cache written before a feature was added gains only the new ones)
         setup = load_setup(folder / "dock" / "setup")
         features = solution_features(
             setup, pool["pose"], swarm=pool["swarm"], score=pool["score"], known=known
         )
+        for function in EXTRA_RESCORES:
+            if function not in features:
+                features[function] = rescore(setup, pool["pose"], function)
         tmp = cache.with_suffix(".tmp.npz")
         np.savez(tmp, **features)
         tmp.replace(cache)
@@ -113,11 +133,11 @@ def first_hit(ok: np.ndarray) -> int | None:
     return int(hits[0]) + 1 if len(hits) else None
 
 
-def fit(pools: dict, names: list[str], params: dict, seeds: int) -> list:
-    """LightGBM rankers (one per seed) on ``names``' representatives."""
+def fit(pools: dict, names: list[str], params: dict, seeds: int, spec: tuple) -> list:
+    """LightGBM rankers (one per seed) on ``names``' representatives, features ``spec``."""
     import lightgbm as lgb
 
-    x = np.concatenate([learned.feature_matrix(pools[n], learned.BLIND) for n in names])
+    x = np.concatenate([learned.feature_matrix(pools[n], spec) for n in names])
     y = np.concatenate([pools[n][LABEL[0]] for n in names])
     groups = [len(pools[n]["label"]) for n in names]
     models = []
@@ -192,9 +212,12 @@ def folds(names: list[str], k: int, shuffle: int = 0) -> list[list[str]]:
     return [names[i::k] for i in range(k)]
 
 
-def cross_validate(pools: dict, k: int, seeds: int, repeats: int = 1) -> dict:
-    """Every :data:`GRID` set cross-validated by complex (``repeats`` shufflings of the
-    complexes into ``k`` folds, means reported); the chosen set (most top-10 successes, then
+def cross_validate(
+    pools: dict, k: int, seeds: int, repeats: int = 1, sets: tuple[str, ...] = ("shipped",)
+) -> tuple[dict, str]:
+    """Every :data:`GRID` set with every feature set of ``sets`` (:data:`FEATURE_SETS`)
+    cross-validated by complex (``repeats`` shufflings of the complexes into ``k`` folds,
+    means reported); the chosen parameters and feature set (most top-10 successes, then
     top 5, top 1, MRR, on the means)."""
     names = sorted(pools)
     print(f"{len(names)} training complexes, {k} folds by complex × {repeats}, {seeds} seeds\n")
@@ -202,20 +225,21 @@ def cross_validate(pools: dict, k: int, seeds: int, repeats: int = 1) -> dict:
     for method in ("dfire", "soft_consensus"):
         print(f"| {method} | {summary({n: baseline(pools[n], method) for n in names})} |")
     results = []
-    for params in GRID:
+    for chosen_set, params in itertools.product(sets, GRID):
+        spec = FEATURE_SETS[chosen_set]
         runs = []
         for shuffle in range(repeats):
             got = {}
             for held in folds(names, k, shuffle):
-                models = fit(pools, [n for n in names if n not in held], params, seeds)
+                models = fit(pools, [n for n in names if n not in held], params, seeds, spec)
                 for n in held:
-                    x = learned.feature_matrix(pools[n], learned.BLIND)
+                    x = learned.feature_matrix(pools[n], spec)
                     got[n] = firsts(pools[n], sum(m.predict(x) for m in models))
             runs.append(got)
         label = ", ".join(f"{k}={v}" for k, v in params.items() if k in SHOWN)
-        print(f"| learned ({label}) | {mean_summary(runs)} |", flush=True)
+        print(f"| learned ({chosen_set}; {label}) | {mean_summary(runs)} |", flush=True)
         tops = [mean_successes(runs, n) for n in (10, 5, 1)]
-        results.append(((*tops, mean_mrr(runs)), params))
+        results.append(((*tops, mean_mrr(runs)), params, chosen_set))
     for c in (0.01, 0.1, 1.0) if LINEAR[0] else ():
         got = {}
         for held in folds(names, k):
@@ -224,24 +248,24 @@ def cross_validate(pools: dict, k: int, seeds: int, repeats: int = 1) -> dict:
                 x = learned.feature_matrix(pools[n], learned.BLIND)
                 got[n] = firsts(pools[n], model.decision_function(x))
         print(f"| logistic regression (C={c}; compared, not exported) | {summary(got)} |")
-    best = max(results, key=lambda r: r[0])[1]
-    print(f"\nchosen: {json.dumps(best)}")
-    return best
+    _, best, best_set = max(results, key=lambda r: r[0])
+    print(f"\nchosen: {json.dumps(best)}, features {best_set}")
+    return best, best_set
 
 
-def export(path: Path, pools: dict, params: dict, seeds: int, cv: str) -> None:
+def export(path: Path, pools: dict, params: dict, seeds: int, cv: str, spec: tuple) -> None:
     import lightgbm
 
     names = sorted(pools)
-    models = fit(pools, names, params, seeds)
+    models = fit(pools, names, params, seeds, spec)
     # a stored pool: the first training complex's first representatives (the package's
     # trees must order them as LightGBM does)
-    check = learned.feature_matrix(pools[names[0]], learned.BLIND)[:64]
+    check = learned.feature_matrix(pools[names[0]], spec)[:64]
     record = {
         "what": "blind ranking learned on training complexes (LightGBM lambdarank)",
         "command": "python benchmarks/blind_learned.py POOLS --export PATH",
         "lightgbm": lightgbm.__version__,
-        "features": [list(f) for f in learned.BLIND],
+        "features": [list(f) for f in spec],
         "training_complexes": names,
         "params": params,
         "chosen_by": cv,
@@ -299,6 +323,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--export", type=Path, help="write the ranker fitted on every pool here")
     p.add_argument("--linear", action="store_true", help="also cross-validate a linear model")
     p.add_argument("--evaluate", type=Path, help="apply the shipped model to these pools")
+    p.add_argument(
+        "--features", nargs="+", choices=sorted(FEATURE_SETS), default=["shipped"],
+        help="feature sets to cross-validate (with --params: the one to export)",
+    )  # fmt: skip
     args = p.parse_args(argv)
     LABEL[0] = "label" if args.label == "capri" else "dockq_label"
     LINEAR[0] = args.linear
@@ -307,13 +335,20 @@ def main(argv: list[str] | None = None) -> None:
         return
     pools = load(args.pools, args.complexes)
     if args.params:
-        params, how = json.loads(args.params), args.chosen_by
+        if len(args.features) != 1:
+            p.error("--params exports one feature set: give one --features")
+        params, how, chosen_set = json.loads(args.params), args.chosen_by, args.features[0]
     else:
         k = min(args.folds, len(pools))
-        params = cross_validate(pools, k, args.seeds, args.repeats)
-        how = f"{k}-fold cross-validation by complex, {args.repeats} shuffling(s), over GRID"
+        params, chosen_set = cross_validate(
+            pools, k, args.seeds, args.repeats, tuple(args.features)
+        )
+        how = (
+            f"{k}-fold cross-validation by complex, {args.repeats} shuffling(s), over GRID "
+            f"and the feature sets {', '.join(args.features)}"
+        )
     if args.export:
-        export(args.export, pools, params, args.seeds, how)
+        export(args.export, pools, params, args.seeds, how, FEATURE_SETS[chosen_set])
 
 
 if __name__ == "__main__":

@@ -167,6 +167,18 @@ def test_training_script_runs_end_to_end_on_two_tiny_training_complexes(tmp_path
     got = trees.predict(np.array(record["check"]["rows"]))
     np.testing.assert_allclose(got, record["check"]["predictions"], rtol=0, atol=1e-9)
     assert (pools / "2OOB" / "features.npz").is_file()
+    # another feature set: its extra re-score (pyDock electrostatics) cached and exported
+    other = tmp_path / "elec.json"
+    blind_learned.main(
+        [str(pools), "--params", json.dumps(params), "--seeds", "1", "--features",
+         "electrostatics", "--export", str(other)]
+    )  # fmt: skip
+    record = json.loads(other.read_text())
+    assert [tuple(f) for f in record["features"]] == list(
+        blind_learned.FEATURE_SETS["electrostatics"]
+    )
+    assert "dna" in np.load(pools / "2OOB" / "features.npz")
+    assert len(record["check"]["rows"][0]) == len(BLIND) + 1
 
 
 def test_dock_and_rank_use_the_blind_model_and_record_it(tmp_path):
