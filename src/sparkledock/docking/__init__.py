@@ -1,7 +1,9 @@
 """``sparkledock dock``: a whole docking, from two structures to ranked models and a report.
 
-:mod:`.options` holds the options and what each protocol decides, :mod:`.pipeline` the
-folder, its record and the stages in order, :mod:`.analyse` the analysis stages."""
+:mod:`.options` holds the options and what each protocol decides, :mod:`.checks` what a
+docking is refused for before any work, :mod:`.pipeline` the folder, its record and the
+stages in order, :mod:`.analyse` the analysis stages, :mod:`.screen` many pairs in one job
+(``sparkledock screen``)."""
 
 from .analyse import analyse, term_columns
 from .checks import check_docking
