@@ -302,14 +302,14 @@ def execute(
 
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise SparkledockError(f"run: steps must be an integer of at least 1, got {steps!r}")
-    check_run_options(options)
+    gso_params = check_run_options(options)
     engine = options.engine or Engine()
     path = Path(getattr(setup_folder, "path", setup_folder))  # (a folder, or a loaded setup)
     root = path if path.is_dir() else path.parent
     if not SetupDir(root).setup_json.is_file():
         raise SparkledockError(f"{SetupDir(root).setup_json}: no such file (not a setup folder?)")
     lead = comm is None or comm.Get_rank() == 0
-    simulation = {**options.simulation(), "engine": engine, "keep_final": keep_final}
+    simulation = {**options.simulation(gso_params), "engine": engine, "keep_final": keep_final}
     with contextlib.ExitStack() as stack:
         if lead:  # one process at a time per setup folder
             stack.enter_context(folder_lock(root))

@@ -88,18 +88,14 @@ class RunOptions:
             local_minimization=self.local_minimization,
         )
 
-    def simulation(self) -> dict[str, Any]:
+    def simulation(self, gso_params: GSOParameters) -> dict[str, Any]:
         """The keywords of :func:`~sparkledock.engine.driver.run_simulation` these options
-        give."""
-        names = ("swarms", "scoring", "scoring_mode", "seed", "exact", "threads", "quiet")
-        chosen = {name: getattr(self, name) for name in names}
-        return {
-            **chosen,
-            "swarms_per_task": self.swarms_per_task,
-            "stop_tolerance": self.stop_tolerance,
-            "gso_params": self.gso_params(),
-            "engine": self.engine,
-        }
+        give, with the GSO parameters :func:`check_run_options` read."""
+        names = (
+            "swarms", "scoring", "scoring_mode", "seed", "exact", "threads", "quiet",
+            "swarms_per_task", "stop_tolerance", "engine",
+        )  # fmt: skip
+        return {**{name: getattr(self, name) for name in names}, "gso_params": gso_params}
 
 
 def check_stop_tolerance(tolerance: float) -> None:
@@ -108,10 +104,11 @@ def check_stop_tolerance(tolerance: float) -> None:
         raise EngineError(f"--stop-tolerance must be 0 or a positive number, got {tolerance}")
 
 
-def check_run_options(options: RunOptions) -> None:
+def check_run_options(options: RunOptions) -> GSOParameters:
     """Refuse impossible run options before any work, one line each: seeds, counts, the
     step sizes and GSO file, the scoring mode, and what LightDock's random stream excludes
-    (fast scoring, early stopping, a backend other than numba)."""
+    (fast scoring, early stopping, a backend other than numba). Returns the run's GSO
+    parameters (the file read once)."""
     check_seed(options.seed)
     check_stop_tolerance(options.stop_tolerance)
     if options.swarms is not None:
@@ -127,7 +124,7 @@ def check_run_options(options: RunOptions) -> None:
         raise EngineError(
             f"--scoring-mode {options.scoring_mode!r}: no such scoring mode (known: {known})"
         )
-    options.gso_params()  # (a bad configuration file or step size, named)
+    gso_params = options.gso_params()  # (a bad configuration file or step size, named)
     if options.exact:
         if options.scoring_mode in FAST_MODES:
             raise EngineError("--exact reproduces LightDock's trajectories: it scores exactly")
@@ -135,3 +132,4 @@ def check_run_options(options: RunOptions) -> None:
             raise EngineError("--exact reproduces LightDock's trajectories: no swarm stops early")
         if options.engine is not None and options.engine.backend != "numba":
             raise EngineError("exact mode runs on the numba backend only")
+    return gso_params
