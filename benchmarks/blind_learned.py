@@ -27,6 +27,8 @@ Usage:
     python benchmarks/blind_learned.py /work/runs/train_blind --export \
         ../src/sparkledock/data/blind_ranker.json
     python benchmarks/blind_learned.py --evaluate /work/runs/twenty_blind
+    python benchmarks/blind_learned.py /work/runs/train_blind --archive benchmarks/pools/train
+    python benchmarks/blind_learned.py benchmarks/pools/train   # the same, from the archives
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from restrained_learned import capri_label
 from sparkledock.analysis import learned
 from sparkledock.analysis.features import rescore, solution_features
 from sparkledock.analysis.ranking import order
+from sparkledock.analysis.ranks import average_ranks
 from sparkledock.io.lightdock import load_setup
 
 HERE = Path(__file__).resolve().parent
@@ -109,14 +112,61 @@ def pool_features(folder: Path) -> dict[str, np.ndarray]:
     features["label"] = capri_label(pool)
     # a graded alternative (``--label dockq``): DockQ in tenths, so near-misses teach too
     features["dockq_label"] = np.clip(np.floor(pool["dockq"] * 10), 0, 10).astype(int)
+    features["dockq"] = pool["dockq"]
     return features
 
 
+#: The columns an archive (:func:`archive`) keeps as they are: the features some set uses as
+#: values (all of them counts). Every other feature is used only through its rank within the
+#: pool (the sets' ``rank`` features and the baselines' scores), so the archive keeps twice
+#: its average rank (ties shared, as :func:`learned.percentiles` reads them) as uint16.
+RAW = tuple(sorted({name for spec in FEATURE_SETS.values() for name, how in spec if how == "raw"}))
+#: The labels an archive keeps: the CAPRI class, DockQ in tenths, and DockQ itself.
+LABEL_COLUMNS = ("label", "dockq_label", "dockq")
+
+
+def archive(features: dict[str, np.ndarray], path: Path) -> None:
+    """Write a pool's features and labels compactly (``.npz``, about 50 bytes a
+    representative): what cross-validation, export and evaluation read, without the docking.
+    Training pools are hours of docking and live outside the repository; their archives
+    are small enough to keep in it (``benchmarks/pools/``), so the model can be retrained
+    and the twenty evaluated again without docking anything."""
+    n = len(features["label"])
+    if n >= 2**15:
+        raise ValueError(f"{path.name}: {n} representatives do not fit uint16 ranks")
+    out = {}
+    for name, values in features.items():
+        values = np.asarray(values)
+        if name in ("label", "dockq_label"):
+            out[name] = values.astype(np.uint8)
+        elif name == "dockq":
+            out[name] = values.astype(np.float16)
+        elif name in RAW:
+            if not np.array_equal(values, np.round(values)) or values.min() < 0:
+                raise ValueError(f"{path.name}: {name} is not a count")
+            out[name] = values.astype(np.uint32 if values.max() >= 2**16 else np.uint16)
+        else:
+            out[name] = np.round(2 * average_ranks(values)).astype(np.uint16)
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez_compressed(tmp, **out)
+    tmp.replace(path)
+
+
+def read_archive(path: Path) -> dict[str, np.ndarray]:
+    """An archived pool (:func:`archive`) as :func:`pool_features` gives it."""
+    with np.load(path) as data:
+        return {k: data[k].astype(np.float64 if k == "dockq" else np.int64) for k in data}
+
+
 def load(root: Path, names: list[str] | None = None) -> dict[str, dict[str, np.ndarray]]:
-    """Every finished pool under ``root`` (with its setup kept), by complex."""
+    """Every finished pool under ``root`` (pool folders with their setup kept, or archives
+    ``<C>.npz``), by complex."""
     pools = {}
+    for path in sorted(root.glob("*.npz")):
+        if not names or path.stem in names:
+            pools[path.stem] = read_archive(path)
     for folder in sorted(p for p in root.iterdir() if (p / "pool.npz").is_file()):
-        if names and folder.name not in names:
+        if (names and folder.name not in names) or folder.name in pools:
             continue
         if not (folder / "dock" / "setup").is_dir():
             continue
@@ -324,6 +374,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--linear", action="store_true", help="also cross-validate a linear model")
     p.add_argument("--evaluate", type=Path, help="apply the shipped model to these pools")
     p.add_argument(
+        "--archive", type=Path,
+        help="write each pool's features and labels here (<C>.npz; :func:`archive`) and stop",
+    )  # fmt: skip
+    p.add_argument(
         "--features", nargs="+", choices=sorted(FEATURE_SETS), default=["shipped"],
         help="feature sets to cross-validate (with --params: the one to export)",
     )  # fmt: skip
@@ -334,6 +388,12 @@ def main(argv: list[str] | None = None) -> None:
         evaluate(load(args.evaluate, args.complexes))
         return
     pools = load(args.pools, args.complexes)
+    if args.archive:
+        args.archive.mkdir(parents=True, exist_ok=True)
+        for name, features in pools.items():
+            archive(features, args.archive / f"{name}.npz")
+        print(f"archived {len(pools)} pools in {args.archive}")
+        return
     if args.params:
         if len(args.features) != 1:
             p.error("--params exports one feature set: give one --features")

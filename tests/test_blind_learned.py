@@ -21,7 +21,14 @@ from sparkledock.analysis.features import (
     solution_features,
     swarm_standing,
 )
-from sparkledock.analysis.learned import BLIND, Trees, learned_key, model_hash, shipped_model
+from sparkledock.analysis.learned import (
+    BLIND,
+    Trees,
+    feature_matrix,
+    learned_key,
+    model_hash,
+    shipped_model,
+)
 from sparkledock.analysis.models import complex_coordinates
 from sparkledock.cli import example_dir
 from sparkledock.io.lightdock import load_setup, read_poses
@@ -179,6 +186,25 @@ def test_training_script_runs_end_to_end_on_two_tiny_training_complexes(tmp_path
     )
     assert "dna" in np.load(pools / "2OOB" / "features.npz")
     assert len(record["check"]["rows"][0]) == len(BLIND) + 1
+    # the compact archives: the same fit, the same baselines, without the dockings' files
+    archived = tmp_path / "archived"
+    blind_learned.main([str(pools), "--archive", str(archived)])
+    assert sorted(p.name for p in archived.glob("*.npz")) == ["1EFN.npz", "2OOB.npz"]
+    again = tmp_path / "again.json"
+    blind_learned.main(
+        [str(archived), "--params", json.dumps(params), "--seeds", "1", "--features",
+         "electrostatics", "--export", str(again)]
+    )  # fmt: skip
+    redone = json.loads(again.read_text())
+    assert (redone["trees"], redone["check"]) == (record["trees"], record["check"])
+    from_pools, from_archives = blind_learned.load(pools), blind_learned.load(archived)
+    for name, pool in from_pools.items():
+        kept = from_archives[name]
+        np.testing.assert_array_equal(kept["label"], pool["label"])
+        for method in ("dfire", "soft_consensus"):
+            assert blind_learned.baseline(kept, method) == blind_learned.baseline(pool, method)
+        for spec in blind_learned.FEATURE_SETS.values():
+            np.testing.assert_array_equal(feature_matrix(kept, spec), feature_matrix(pool, spec))
 
 
 def test_dock_and_rank_use_the_blind_model_and_record_it(tmp_path):
