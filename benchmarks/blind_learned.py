@@ -60,8 +60,23 @@ GRID = [
      "min_child_samples": 100, "subsample": 0.8, "subsample_freq": 1, "colsample_bytree": 0.8}
     for objective, n, leaves in itertools.product(("lambdarank", "rank_xendcg"), (50, 100), (7, 15))
 ]  # fmt: skip
+#: The same objective with the score features' effect held monotone (``monotone``:
+#: :data:`MONOTONE`): a prior that trades flexibility for steadiness on few positives.
+GRID += [
+    {**params, "monotone": True}
+    for params in GRID
+    if params["objective"] == "rank_xendcg" and params["num_leaves"] == 7
+]
 #: The parameters that vary in :data:`GRID` (the table's labels).
-SHOWN = ("objective", "n_estimators", "num_leaves")
+SHOWN = ("objective", "n_estimators", "num_leaves", "monotone")
+#: The direction a ``monotone`` fit holds each feature's effect in (+1: a better rank never
+#: lowers the score; -1: never raises it; absent: free), from the signs of the single
+#: features on the first 38 training pools (docs/performance.md, "third part": pyDock's
+#: electrostatics ranks near-natives low; vdW, SIPPER and the counts had no clear sign).
+MONOTONE = {
+    "score": 1, "dfire_soft": 1, "mj3h": 1, "tobi": 1, "pisa": 1, "dna": -1,
+    "cluster_size": 1, "population": 1,
+}  # fmt: skip
 
 
 #: The feature sets the cross-validation may choose among (``--features``): the shipped
@@ -73,6 +88,9 @@ SHOWN = ("objective", "n_estimators", "num_leaves")
 FEATURE_SETS = {
     "shipped": learned.BLIND,
     "electrostatics": (*learned.BLIND, ("dna", "rank")),
+    # every feature as its rank within the docking: nothing depends on the complex's size
+    # (the counts' values do), at the cost of the counts' absolute meaning
+    "ranked": tuple((name, "rank") for name, _ in (*learned.BLIND, ("dna", "rank"))),
 }
 #: Re-scores some feature sets add to the package's (:func:`pool_features` caches them).
 EXTRA_RESCORES = ("dna",)
@@ -190,6 +208,11 @@ def fit(pools: dict, names: list[str], params: dict, seeds: int, spec: tuple) ->
     x = np.concatenate([learned.feature_matrix(pools[n], spec) for n in names])
     y = np.concatenate([pools[n][LABEL[0]] for n in names])
     groups = [len(pools[n]["label"]) for n in names]
+    params = dict(params)
+    if params.pop("monotone", False):
+        params["monotone_constraints"] = [
+            MONOTONE.get(name, 0) if how == "rank" else 0 for name, how in spec
+        ]
     models = []
     for seed in range(seeds):
         model = lgb.LGBMRanker(

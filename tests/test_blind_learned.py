@@ -205,6 +205,27 @@ def test_training_script_runs_end_to_end_on_two_tiny_training_complexes(tmp_path
             assert blind_learned.baseline(kept, method) == blind_learned.baseline(pool, method)
         for spec in blind_learned.FEATURE_SETS.values():
             np.testing.assert_array_equal(feature_matrix(kept, spec), feature_matrix(pool, spec))
+    # every feature as a rank, the score features' effects held monotone (MONOTONE)
+    mono = tmp_path / "mono.json"
+    blind_learned.main(
+        [str(archived), "--params", json.dumps({**params, "monotone": True}), "--seeds", "1",
+         "--features", "ranked", "--export", str(mono)]
+    )  # fmt: skip
+    record = json.loads(mono.read_text())
+    trees = Trees(**{k: np.asarray(v) for k, v in record["trees"].items()})
+    rows = np.array(record["check"]["rows"])
+    np.testing.assert_allclose(trees.predict(rows), record["check"]["predictions"], atol=1e-9)
+    held = 0
+    for j, (name, how) in enumerate(blind_learned.FEATURE_SETS["ranked"]):
+        assert how == "rank"
+        sign = blind_learned.MONOTONE.get(name, 0)
+        for value in (0.0, 1.0) if sign else ():
+            moved = rows.copy()
+            moved[:, j] = value
+            change = trees.predict(moved) - trees.predict(rows)
+            assert (sign * change * (value - rows[:, j]) >= -1e-12).all(), name
+            held += 1
+    assert held == 2 * len(blind_learned.MONOTONE)
 
 
 def test_dock_and_rank_use_the_blind_model_and_record_it(tmp_path):
