@@ -22,9 +22,12 @@ Usage:
         [--protocol sparkledock] [--spacing 6] [--scoring-mode fast] [--steps 100] [-g 200]
         [--threads 2] [--blind] [--keep | --keep-setup] [--out pools/train_s6]
 
-The learned ranking's training data (issue 36), blind, the protocol users run, resumable:
+The learned ranking's training data (issue 36), blind, the protocol users run, resumable
+(on another machine too: the pools already archived in the repository are skipped):
     nice python benchmarks/restrained_pools.py --set train --blind --keep-setup \
-        --early-steps --out /work/runs/train_blind
+        --early-steps --out /work/runs/train_blind --skip-archived benchmarks/pools/blind_train
+    nice python benchmarks/blind_learned.py /work/runs/train_blind \
+        --archive benchmarks/pools/blind_train
 """
 
 from __future__ import annotations
@@ -222,10 +225,18 @@ def main(argv: list[str] | None = None) -> None:
         default=[30, 50, 70],
         help="also record the pools of these snapshots (pool_<step>.npz), re-scored exactly",
     )
+    p.add_argument(
+        "--skip-archived",
+        type=Path,
+        help="skip the complexes archived here (<C>.npz, blind_learned.py --archive): a "
+        "machine without the earlier pools goes on where the archives stop",
+    )
     args = p.parse_args(argv)
     print("| complex | swarms | reps | acceptable reps | best DockQ | wall s |")
     print("|---|---|---|---|---|---|")
     for folder in complexes(args.set, args.every, args.complexes):
+        if args.skip_archived and (args.skip_archived / f"{folder.name}.npz").is_file():
+            continue
         out = args.out / folder.name
         out.mkdir(parents=True, exist_ok=True)
         try:

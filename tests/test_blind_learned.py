@@ -190,6 +190,12 @@ def test_training_script_runs_end_to_end_on_two_tiny_training_complexes(tmp_path
     archived = tmp_path / "archived"
     blind_learned.main([str(pools), "--archive", str(archived)])
     assert sorted(p.name for p in archived.glob("*.npz")) == ["1EFN.npz", "2OOB.npz"]
+    # (another machine goes on where the archives stop: nothing archived is docked again)
+    restrained_pools.main(
+        ["--set", "train", "--complexes", "2OOB", "1EFN", "--blind", "--out",
+         str(tmp_path / "again"), "--skip-archived", str(archived)]
+    )  # fmt: skip
+    assert not (tmp_path / "again").exists()
     again = tmp_path / "again.json"
     blind_learned.main(
         [str(archived), "--params", json.dumps(params), "--seeds", "1", "--features",
