@@ -144,7 +144,7 @@ LABEL_COLUMNS = ("label", "dockq_label", "dockq")
 
 
 def archive(features: dict[str, np.ndarray], path: Path) -> None:
-    """Write a pool's features and labels compactly (``.npz``, about 50 bytes a
+    """Write a pool's features and labels compactly (``.npz``, about 30 bytes a
     representative): what cross-validation, export and evaluation read, without the docking.
     Training pools are hours of docking and live outside the repository; their archives
     are small enough to keep in it (``benchmarks/pools/``), so the model can be retrained
