@@ -43,7 +43,7 @@ import numpy as np
 from dock_accuracy import lightdock_published
 from restrained_learned import capri_label
 from sparkledock.analysis import learned
-from sparkledock.analysis.features import rescore, solution_features
+from sparkledock.analysis.features import rescore, shape_complementarity, solution_features
 from sparkledock.analysis.ranking import order
 from sparkledock.analysis.ranks import average_ranks
 from sparkledock.io.lightdock import load_setup
@@ -88,12 +88,17 @@ MONOTONE = {
 FEATURE_SETS = {
     "shipped": learned.BLIND,
     "electrostatics": (*learned.BLIND, ("dna", "rank")),
-    # every feature as its rank within the docking: nothing depends on the complex's size
-    # (the counts' values do), at the cost of the counts' absolute meaning
-    "ranked": tuple((name, "rank") for name, _ in (*learned.BLIND, ("dna", "rank"))),
+    # and how squarely the surfaces face each other (features.shape_complementarity)
+    "shape": (*learned.BLIND, ("dna", "rank"), ("shape_complementarity", "rank")),
 }
-#: Re-scores some feature sets add to the package's (:func:`pool_features` caches them).
-EXTRA_RESCORES = ("dna",)
+# every feature as its rank within the docking: nothing depends on the complex's size (the
+# counts' values do), at the cost of the counts' absolute meaning
+FEATURE_SETS["ranked"] = tuple((name, "rank") for name, _ in FEATURE_SETS["shape"])
+#: Features some sets add to the package's (:func:`pool_features` computes and caches them).
+EXTRA = {
+    "dna": lambda setup, poses: rescore(setup, poses, "dna"),
+    "shape_complementarity": shape_complementarity,
+}
 
 
 #: The training labels (``--label``): the CAPRI class, or DockQ in tenths; the one in use.
@@ -121,9 +126,9 @@ def pool_features(folder: Path) -> dict[str, np.ndarray]:
         features = solution_features(
             setup, pool["pose"], swarm=pool["swarm"], score=pool["score"], known=known
         )
-        for function in EXTRA_RESCORES:
-            if function not in features:
-                features[function] = rescore(setup, pool["pose"], function)
+        for name, compute in EXTRA.items():
+            if name not in features:
+                features[name] = compute(setup, pool["pose"])
         tmp = cache.with_suffix(".tmp.npz")
         np.savez(tmp, **features)
         tmp.replace(cache)

@@ -16,6 +16,7 @@ from sparkledock.analysis.features import (
     CLASH_A,
     CONTACT_A,
     INTERFACE,
+    NORMAL_A,
     SWARM,
     atom_contacts,
     solution_features,
@@ -104,6 +105,50 @@ def test_atom_contacts_equal_all_pairs_distances(example, monkeypatch, reachable
         assert got["buried_receptor_atoms"][p] == close.any(axis=1).sum()
         assert got["buried_ligand_atoms"][p] == close.any(axis=0).sum()
     assert got["contact_pairs"].max() > 0
+
+
+@pytest.mark.parametrize("reachable_only", [False, True])
+def test_shape_complementarity_equals_its_definition_over_all_atoms(
+    example, monkeypatch, reachable_only
+):
+    """Each buried atom's facing (minus its outward normal's dot product with its nearest
+    partner atom's), the two partners' medians averaged, as computed over every atom pair;
+    on both receptor paths; 0 for a pose without contact."""
+    from scipy.spatial.distance import cdist
+
+    import sparkledock.analysis.features as features
+
+    setup, poses, _, _ = example
+    poses = poses.copy()
+    poses[::3, setup.layout.rec_extents] *= 4.0
+    poses[5, :3] += 500.0  # (no contact)
+    if reachable_only:
+        monkeypatch.setattr(features, "REACHABLE_FROM", 0)
+    got = features.shape_complementarity(setup, poses)
+    n_rec = len(setup.receptor.atoms)
+    rest = setup.receptor.atoms.coords
+
+    def normals(coords):
+        d = cdist(coords, coords)
+        centres = np.array([coords[row <= NORMAL_A].mean(axis=0) for row in d])
+        away = coords - centres
+        return away / np.linalg.norm(away, axis=1)[:, None]
+
+    rec_normals = normals(rest)
+    for p, xyz in enumerate(complex_coordinates(setup, poses)):
+        lig = xyz[n_rec:]
+        d = cdist(xyz[:n_rec], lig)
+        if not (d <= CONTACT_A).any():
+            assert got[p] == 0.0
+            continue
+        lig_normals = normals(lig)
+        rec_b = np.flatnonzero(d.min(axis=1) <= CONTACT_A)
+        lig_b = np.flatnonzero(d.min(axis=0) <= CONTACT_A)
+        facing_rec = -(rec_normals[rec_b] * lig_normals[d[rec_b].argmin(axis=1)]).sum(axis=1)
+        facing_lig = -(lig_normals[lig_b] * rec_normals[d[:, lig_b].argmin(axis=0)]).sum(axis=1)
+        expected = 0.5 * (np.median(facing_rec) + np.median(facing_lig))
+        assert got[p] == pytest.approx(expected, abs=1e-9)
+    assert got[5] == 0.0 and (np.abs(got) <= 1.0).all() and (got != 0).sum() >= 10
 
 
 def test_swarm_standing_ranks_within_each_swarm():
