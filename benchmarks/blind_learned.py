@@ -43,7 +43,12 @@ import numpy as np
 from dock_accuracy import lightdock_published
 from restrained_learned import capri_label
 from sparkledock.analysis import learned
-from sparkledock.analysis.features import rescore, shape_complementarity, solution_features
+from sparkledock.analysis.features import (
+    formal_coulomb,
+    rescore,
+    shape_complementarity,
+    solution_features,
+)
 from sparkledock.analysis.ranking import order
 from sparkledock.analysis.ranks import average_ranks
 from sparkledock.io.lightdock import load_setup
@@ -72,32 +77,40 @@ SHOWN = ("objective", "n_estimators", "num_leaves", "monotone")
 #: The direction a ``monotone`` fit holds each feature's effect in (+1: a better rank never
 #: lowers the score; -1: never raises it; absent: free), from the signs of the single
 #: features on the first 38 training pools (docs/performance.md, "third part": pyDock's
-#: electrostatics ranks near-natives low; vdW, SIPPER and the counts had no clear sign).
+#: electrostatics ranks near-natives low; vdW, SIPPER and the counts had no clear sign);
+#: for shape complementarity and the formal charges' attraction, their physical sense.
 MONOTONE = {
     "score": 1, "dfire_soft": 1, "mj3h": 1, "tobi": 1, "pisa": 1, "dna": -1,
-    "cluster_size": 1, "population": 1,
+    "cluster_size": 1, "population": 1, "shape_complementarity": 1, "formal_coulomb": 1,
 }  # fmt: skip
 
 
 #: The feature sets the cross-validation may choose among (``--features``): the shipped
 #: model's, and the same with pyDock's electrostatics and van der Waals (LightDock's ``dna``
 #: function: cpydock without desolvation, so no FreeSASA, no extra), which lifted top 1 and
-#: top 5 on the first 38 training pools (docs/performance.md, "third part"). A set other
+#: top 5 on the first 38 training pools (docs/performance.md, "third part"; on inputs
+#: without hydrogens its rank is mostly the interface's size, reversed: ``extended`` adds
+#: a hydrogen-independent electrostatics and shape complementarity). A set other
 #: than the shipped one is adopted by exporting it and giving the package's ranking its
 #: features (``analysis.learned.BLIND``, ``ranking.NEEDS``).
 FEATURE_SETS = {
     "shipped": learned.BLIND,
     "electrostatics": (*learned.BLIND, ("dna", "rank")),
-    # and how squarely the surfaces face each other (features.shape_complementarity)
-    "shape": (*learned.BLIND, ("dna", "rank"), ("shape_complementarity", "rank")),
-}
+    # and how squarely the surfaces face each other, and the formal charges' Coulomb energy
+    # (pyDock's electrostatics reads missing hydrogens as charge: features.formal_coulomb)
+    "extended": (
+        *learned.BLIND, ("dna", "rank"), ("shape_complementarity", "rank"),
+        ("formal_coulomb", "rank"),
+    ),
+}  # fmt: skip
 # every feature as its rank within the docking: nothing depends on the complex's size (the
 # counts' values do), at the cost of the counts' absolute meaning
-FEATURE_SETS["ranked"] = tuple((name, "rank") for name, _ in FEATURE_SETS["shape"])
+FEATURE_SETS["ranked"] = tuple((name, "rank") for name, _ in FEATURE_SETS["extended"])
 #: Features some sets add to the package's (:func:`pool_features` computes and caches them).
 EXTRA = {
     "dna": lambda setup, poses: rescore(setup, poses, "dna"),
     "shape_complementarity": shape_complementarity,
+    "formal_coulomb": formal_coulomb,
 }
 
 

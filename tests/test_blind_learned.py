@@ -151,6 +151,32 @@ def test_shape_complementarity_equals_its_definition_over_all_atoms(
     assert got[5] == 0.0 and (np.abs(got) <= 1.0).all() and (got != 0).sum() >= 10
 
 
+def test_formal_coulomb_equals_its_definition(example):
+    """Minus the Coulomb energy of the formal charges (one atom per charged group, 4r
+    dielectric, 12 Å cutoff, 3 Å floor) over every charged pair across the interface; 0
+    with the partners apart; the charges are whole and sit on the groups' named atoms."""
+    from scipy.spatial.distance import cdist
+
+    from sparkledock.analysis.features import formal_charges, formal_coulomb
+
+    setup, poses, _, _ = example
+    poses = poses.copy()
+    poses[3, :3] += 500.0
+    got = formal_coulomb(setup, poses)
+    q_rec = formal_charges(setup.receptor.atoms)
+    q_lig = formal_charges(setup.ligand.atoms)
+    names = setup.receptor.atoms.res_name.astype(str)[q_rec != 0]
+    assert set(names) <= {"LYS", "ARG", "ASP", "GLU"} and len(names) > 5
+    n_rec = len(q_rec)
+    for p, xyz in enumerate(complex_coordinates(setup, poses)):
+        d = cdist(xyz[:n_rec], xyz[n_rec:])
+        qq = q_rec[:, None] * q_lig[None, :]
+        r = np.maximum(d, 3.0)
+        energy = np.where((d <= 12.0) & (qq != 0), 332.0 * qq / (4.0 * r * r), 0.0).sum()
+        assert got[p] == pytest.approx(-energy, abs=1e-9)
+    assert got[3] == 0.0 and (got != 0).sum() >= 10
+
+
 def test_swarm_standing_ranks_within_each_swarm():
     got = swarm_standing(np.array([3, 3, 1, 3, 1]), np.array([1.0, 5.0, 2.0, 3.0, -1.0]))
     np.testing.assert_array_equal(got["rank_in_swarm"], [2, 0, 0, 1, 1])

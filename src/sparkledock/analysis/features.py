@@ -10,6 +10,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from ..molecule.pose import EXTENTS_START, deform
+from ..molecule.residues import NUCLEOTIDES
 from ..molecule.system import DockingSetup
 from .models import complex_coordinates
 
@@ -237,6 +238,57 @@ def shape_complementarity(setup: DockingSetup, poses: np.ndarray) -> np.ndarray:
         partner = rec_normals[rec_atoms[nearest_rec[lig_atoms]]]
         facing_lig = -(lig_normals[lig_atoms] * partner).sum(axis=1)
         out[p] = 0.5 * (np.median(facing_rec) + np.median(facing_lig))
+    return out
+
+
+#: Formal charges (e) at one atom of each charged group: the side chains at pH 7 (histidine
+#: neutral), a nucleotide's phosphate. The termini are left out (their atoms are often
+#: missing or renamed in unbound structures).
+FORMAL_CHARGES = {
+    ("LYS", "NZ"): 1.0, ("ARG", "CZ"): 1.0, ("ASP", "CG"): -1.0, ("GLU", "CD"): -1.0,
+    **{(name, "P"): -1.0 for name in NUCLEOTIDES},
+}  # fmt: skip
+#: Charged groups farther apart than this (Å) do not interact in :func:`formal_coulomb`.
+COULOMB_A = 12.0
+#: Charge separations are taken as at least this (Å): groups in contact, not overlapping.
+COULOMB_MIN_A = 3.0
+
+
+def formal_charges(atoms) -> np.ndarray:
+    """Per atom, its group's formal charge if it carries it (:data:`FORMAL_CHARGES`)."""
+    names = atoms.res_name.astype(str)
+    atom_names = atoms.atom_name.astype(str)
+    return np.array([FORMAL_CHARGES.get(key, 0.0) for key in zip(names, atom_names, strict=True)])
+
+
+def formal_coulomb(setup: DockingSetup, poses: np.ndarray) -> np.ndarray:
+    """Per pose, minus the Coulomb energy (kcal/mol) between the partners' charged groups
+    (:func:`formal_charges`) within :data:`COULOMB_A`, with a distance-dependent dielectric
+    (4r), separations of at least :data:`COULOMB_MIN_A`: salt bridges and like charges
+    across the interface, larger when attractive.
+
+    pyDock's electrostatics (``cpydock``, ``dna``) types every atom with AMBER's all-atom
+    charges, so on structures without hydrogens (``dock``'s setup drops them) each residue
+    carries about -0.9 e of unpaired charge and the term grows repulsive with the interface's
+    size; formal charges on one atom per group are the same whether hydrogens are there or
+    not."""
+    charges = np.concatenate(
+        [formal_charges(setup.receptor.atoms), formal_charges(setup.ligand.atoms)]
+    )
+    n_rec = len(setup.receptor.atoms)
+    charged = charges != 0
+    q_rec, q_lig = charges[:n_rec][charged[:n_rec]], charges[n_rec:][charged[n_rec:]]
+    out = np.zeros(len(poses))
+    if not len(q_rec) or not len(q_lig):
+        return out
+    pair_q = q_rec[:, None] * q_lig[None, :]
+    k = len(q_rec)
+    for first in range(0, len(poses), CHUNK):
+        xyz = complex_coordinates(setup, poses[first : first + CHUNK], charged)
+        d = np.sqrt(((xyz[:, :k, None, :] - xyz[:, None, k:, :]) ** 2).sum(axis=3))
+        r = np.maximum(d, COULOMB_MIN_A)
+        energy = np.where(d <= COULOMB_A, 332.0 * pair_q / (4.0 * r * r), 0.0)
+        out[first : first + CHUNK] = -energy.sum(axis=(1, 2))
     return out
 
 
