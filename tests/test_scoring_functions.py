@@ -84,6 +84,32 @@ def test_an_atom_without_parameters_is_a_one_line_error(setups, function):
     assert len(pairs.lig_xyz) == len(atoms) - 1
 
 
+@pytest.mark.parametrize("function", ["cpydock", "dna"])
+def test_pydock_electrostatics_warns_about_missing_hydrogens(setups, function):
+    """pyDock's all-atom charges on a protein without hydrogens leave about -0.9 e per
+    residue: a warning names the partner; a partner with hydrogens gets none."""
+    import warnings
+
+    from sparkledock.errors import SparkledockWarning
+
+    setup = setups("2X9A")
+    scoring = get_scoring(function)
+    with pytest.warns(SparkledockWarning, match="receptor.pdb: no hydrogens") as caught:
+        model = scoring.prepare(setup.receptor, setup.ligand, names=("receptor.pdb", "l.pdb"))
+    assert any("l.pdb: no hydrogens" in str(w.message) for w in caught)
+    total = float(model.pairs.rec_charge.sum())
+    assert total < -0.5 * len(setup.receptor.atoms.residue_starts())  # (what it warns of)
+    atoms = setup.ligand.atoms
+    element = atoms.element.copy()
+    element[0] = "H"  # (the typing reads names; the hydrogen test reads the element too)
+    ligand = Partner(replace(atoms, element=element), setup.ligand.modes, setup.ligand.mask)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        scoring.prepare(setup.receptor, ligand, names=("receptor.pdb", "l.pdb"))
+    said = [str(w.message) for w in caught if issubclass(w.category, SparkledockWarning)]
+    assert any("receptor.pdb" in m for m in said) and not any("l.pdb" in m for m in said)
+
+
 def test_dfire2_leaves_untyped_atoms_out_as_lightdock_does(setups):
     setup = setups("2X9A")
     atoms = setup.ligand.atoms

@@ -31,6 +31,7 @@ directory to change the 0.1 weight; here the weight is fixed (use a combination 
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -38,8 +39,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ...errors import EngineError
+from ...errors import EngineError, SparkledockWarning
+from ...molecule.residues import NUCLEOTIDES
 from ...molecule.restraints import Restraints
+from ...molecule.structure import hydrogen_mask
 from ...molecule.system import Partner
 from ..amber import amber_atoms
 from ..vdw.model import PairModel, VdW, prepare_pair_model
@@ -123,6 +126,23 @@ def accessible_areas(partner: Partner, radius: np.ndarray, heavy: np.ndarray) ->
     return sasa
 
 
+def warn_without_hydrogens(partner: Partner, source: str, function: str) -> None:
+    """Warn when a protein partner has no hydrogens: pyDock's AMBER charges are all-atom
+    charges, so without hydrogens each residue carries about -0.9 e that is not there and
+    the electrostatics mostly counts close atom pairs (docs/performance.md, issue 36)."""
+    atoms = partner.atoms
+    protein = ~np.isin(atoms.res_name.astype(str), list(NUCLEOTIDES))
+    if protein.any() and not hydrogen_mask(atoms).any():
+        warnings.warn(
+            f"{source}: no hydrogens; {function}'s electrostatics types atoms with AMBER's "
+            "all-atom charges, so each residue carries about -0.9 e of unpaired charge and "
+            "the term grows repulsive with the interface's size (add hydrogens, for example "
+            "with PDBFixer or reduce, and set up without --noh)",
+            SparkledockWarning,
+            stacklevel=3,
+        )
+
+
 @dataclass(frozen=True)
 class PyDockModel:
     """The pair model plus pyDock's per-atom desolvation parameters."""
@@ -172,6 +192,7 @@ class CPyDock(VdW):
         """Type both partners, resolve restraints and compute the unbound areas."""
         parts = []
         for partner, source in ((receptor, names[0]), (ligand, names[1])):
+            warn_without_hydrogens(partner, source, self.name)
             params, keep = amber_atoms(
                 partner, function=self.name, source=source, skip_unknown=skip_unknown
             )

@@ -18,7 +18,7 @@ import numpy as np
 from ...molecule.restraints import Restraints
 from ...molecule.system import Partner
 from ..amber import amber_atoms
-from ..cpydock.model import CPyDock, PyDockModel
+from ..cpydock.model import CPyDock, PyDockModel, warn_without_hydrogens
 from ..vdw.model import prepare_pair_model
 
 
@@ -53,6 +53,7 @@ class DNA(CPyDock):
         """Type both partners (dna rules) and resolve restraints; no desolvation terms."""
         kept = []
         for partner, source in ((receptor, names[0]), (ligand, names[1])):
+            warn_without_hydrogens(partner, source, self.name)
             _, keep = amber_atoms(
                 partner,
                 function=self.name,
