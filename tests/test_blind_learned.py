@@ -211,7 +211,9 @@ def test_the_blind_key_depends_on_ranks_and_raw_counts_only():
     np.testing.assert_array_equal(learned_key(scaled, "blind"), key)
 
 
-def test_training_script_runs_end_to_end_on_two_tiny_training_complexes(tmp_path, monkeypatch):
+def test_training_script_runs_end_to_end_on_two_tiny_training_complexes(
+    tmp_path, monkeypatch, capsys
+):
     """Blind pools of two small training complexes (a tiny docking each), their features,
     a fit and an export that the package's trees reproduce."""
     assert (SHARED / "train" / "2OOB").is_dir()  # (skipped without ../shared: conftest)
@@ -282,6 +284,13 @@ def test_training_script_runs_end_to_end_on_two_tiny_training_complexes(tmp_path
             assert blind_learned.baseline(kept, method) == blind_learned.baseline(pool, method)
         for spec in blind_learned.FEATURE_SETS.values():
             np.testing.assert_array_equal(feature_matrix(kept, spec), feature_matrix(pool, spec))
+    # each feature alone, from the archives (blind_features.py)
+    sys.modules.pop("blind_features", None)
+    import blind_features
+
+    blind_features.main([str(archived)])
+    table = capsys.readouterr().out
+    assert "| formal_coulomb | +1 |" in table and "| soft_consensus |" in table
     # every feature as a rank, the score features' effects held monotone (MONOTONE)
     mono = tmp_path / "mono.json"
     blind_learned.main(
