@@ -122,6 +122,8 @@ LABELS = {
 LABEL = ["label"]
 #: ``--linear``: also cross-validate the linear alternative (:func:`fit_linear`).
 LINEAR = [False]
+#: ``--threads``: LightGBM's threads per fit (its deterministic mode: the same trees).
+THREADS = [1]
 
 
 def pool_features(folder: Path) -> dict[str, np.ndarray]:
@@ -235,7 +237,7 @@ def fit(pools: dict, names: list[str], params: dict, seeds: int, spec: tuple) ->
     for seed in range(seeds):
         model = lgb.LGBMRanker(
             **params, random_state=seed, deterministic=True, force_row_wise=True, verbose=-1,
-            n_jobs=1,
+            n_jobs=THREADS[0],
         )  # fmt: skip
         model.fit(x, y, group=groups)
         models.append(model)
@@ -404,6 +406,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--complexes", nargs="*", help="only these pools")
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--threads", type=int, default=1, help="LightGBM threads per fit")
     p.add_argument("--repeats", type=int, default=1, help="shufflings of the folds")
     p.add_argument("--params", help="LightGBM parameters as JSON (default: cross-validated)")
     p.add_argument("--chosen-by", default="given", help="how --params were chosen (recorded)")
@@ -425,6 +428,7 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     LABEL[0] = "label" if args.label == "capri" else "dockq_label"
     LINEAR[0] = args.linear
+    THREADS[0] = args.threads
     if args.evaluate:
         evaluate(load(args.evaluate, args.complexes))
         return
