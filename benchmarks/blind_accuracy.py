@@ -45,6 +45,7 @@ import numpy as np
 import dock_accuracy
 from dock_accuracy import TOPS, fmt_q, inputs, lightdock_published
 from sparkledock.analysis import ranking
+from sparkledock.analysis.features import rescore
 from sparkledock.analysis.quality import pose_quality, quality_reference
 from sparkledock.analysis.rank import read_cluster_repr
 from sparkledock.io.lightdock import load_setup, read_gso_output
@@ -138,7 +139,7 @@ def rescored(out: Path, setup, poses: np.ndarray, function: str) -> np.ndarray:
         out / f"rescored_{function}.npz",
         "scores",
         len(poses),
-        lambda: ranking.rescore(setup, poses, function),
+        lambda: rescore(setup, poses, function),
     )
 
 

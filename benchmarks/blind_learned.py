@@ -6,8 +6,11 @@ representative of the final step, with its quality against the bound reference, 
 docking's setup folder). Per pool, the features the package's ``learned_blind`` ranking
 reads (:func:`sparkledock.analysis.features.solution_features`: the run's score, re-scores by
 DFIRE, dfire_soft, MJ3h, TOBI, PISA, vdW and SIPPER, interface sizes, standing in the swarm,
-cluster size and population) are computed once and cached beside it (``features.npz``); the
-label is the CAPRI class (0 incorrect, 1 acceptable, 2 medium, 3 high).
+cluster size and population) and the candidates of the other feature sets (LightDock's
+``dna``, shape complementarity, formal charges' Coulomb energy) are computed once and cached
+beside it (``features.npz``), and can be archived (``--archive``: a few hundred KB per pool,
+kept in the repository); the label is the CAPRI class (0 incorrect, 1 acceptable, 2 medium,
+3 high).
 
 Modes:
 * default: grouped cross-validation over the training complexes (``--folds`` folds, by
@@ -43,12 +46,7 @@ import numpy as np
 from dock_accuracy import lightdock_published
 from restrained_learned import capri_label
 from sparkledock.analysis import learned
-from sparkledock.analysis.features import (
-    formal_coulomb,
-    rescore,
-    shape_complementarity,
-    solution_features,
-)
+from sparkledock.analysis.features import solution_features
 from sparkledock.analysis.ranking import order
 from sparkledock.analysis.ranks import average_ranks
 from sparkledock.io.lightdock import load_setup
@@ -106,12 +104,6 @@ FEATURE_SETS = {
 # every feature as its rank within the docking: nothing depends on the complex's size (the
 # counts' values do), at the cost of the counts' absolute meaning
 FEATURE_SETS["ranked"] = tuple((name, "rank") for name, _ in FEATURE_SETS["extended"])
-#: Features some sets add to the package's (:func:`pool_features` computes and caches them).
-EXTRA = {
-    "dna": lambda setup, poses: rescore(setup, poses, "dna"),
-    "shape_complementarity": shape_complementarity,
-    "formal_coulomb": formal_coulomb,
-}
 
 
 #: The training labels (``--label``): the CAPRI class, or DockQ in tenths; the one in use.
@@ -134,16 +126,12 @@ def pool_features(folder: Path) -> dict[str, np.ndarray]:
     if cache.is_file():
         known.update(np.load(cache))
     features = known
-    wanted = {name for spec in FEATURE_SETS.values() for name, _ in spec}
-    if not cache.is_file() or not wanted <= set(known):
-        # (a cache written before a feature was added gains only the new ones)
+    wanted = sorted({name for spec in FEATURE_SETS.values() for name, _ in spec} - set(known))
+    if wanted:  # (a cache written before a feature was added gains only the new ones)
         setup = load_setup(folder / "dock" / "setup")
         features = solution_features(
-            setup, pool["pose"], swarm=pool["swarm"], score=pool["score"], known=known
+            setup, pool["pose"], pool["swarm"], pool["score"], known=known, names=tuple(wanted)
         )
-        for name, compute in EXTRA.items():
-            if name not in features:
-                features[name] = compute(setup, pool["pose"])
         tmp = cache.with_suffix(".tmp.npz")
         np.savez(tmp, **features)
         tmp.replace(cache)

@@ -29,6 +29,7 @@ from scipy.optimize import minimize
 
 from blind_accuracy import ACCEPTABLE, EVAL_TOPS, final_glowworms, finished, inputs
 from sparkledock.analysis import ranking
+from sparkledock.analysis.features import rescore
 from sparkledock.analysis.models import complex_coordinates
 from sparkledock.analysis.quality import pose_quality, quality_reference
 
@@ -63,7 +64,7 @@ def features(folder: Path, out: Path, steps: int) -> dict[str, np.ndarray]:
         "ca_contacts": ca_contacts(setup, poses[rep]),
     }
     for function in ("cpydock", "pisa", "vdw"):
-        f[function] = ranking.rescore(setup, poses[rep], function)
+        f[function] = rescore(setup, poses[rep], function)
     np.savez(cache, **f)
     return f
 

@@ -44,9 +44,10 @@ import numpy as np
 
 from dock_accuracy import inputs as complex_inputs
 from sparkledock.analysis.cluster import cluster_glowworms
+from sparkledock.analysis.features import rescore
 from sparkledock.analysis.filter import satisfaction
 from sparkledock.analysis.quality import pose_quality, quality_reference
-from sparkledock.analysis.ranking import landmark_atoms, landmarks, population, rescore
+from sparkledock.analysis.ranking import landmark_atoms, landmarks, population
 from sparkledock.docking import DockOptions, dock
 from sparkledock.engine.context import setup_restraints
 from sparkledock.engine.spec import SAVE_EVERY

@@ -60,6 +60,21 @@ def test_features_are_the_same_computed_twice(example):
     assert (first["interface_receptor"] > 0).any()
 
 
+def test_features_are_computed_only_when_named(example):
+    """Named features: a computed one, a scoring function's re-score and one of a group (the
+    group's others come with it); known ones are kept as given."""
+    from sparkledock.analysis.features import formal_coulomb, rescore
+
+    setup, poses, swarm, score = example
+    known = {"mj3h": np.arange(len(poses), dtype=float)}
+    names = ("formal_coulomb", "dna", "mj3h", "interface_pairs")
+    got = solution_features(setup, poses, swarm, score, known=known, names=names)
+    assert set(got) == {"score", "mj3h", "formal_coulomb", "dna", *INTERFACE}
+    np.testing.assert_array_equal(got["mj3h"], known["mj3h"])
+    np.testing.assert_array_equal(got["formal_coulomb"], formal_coulomb(setup, poses))
+    np.testing.assert_array_equal(got["dna"], rescore(setup, poses, "dna"))
+
+
 def test_rescores_equal_across_backends(example):
     """The features' re-scores (numba kernels) equal the all-pairs numpy oracle's, and
     torch's where it is installed."""

@@ -12,6 +12,7 @@ from scipy.spatial import cKDTree
 
 from conftest import BENCH
 from sparkledock.analysis import ranking
+from sparkledock.analysis.features import rescore
 from sparkledock.cli import main
 from sparkledock.molecule.structure import read_structure
 from sparkledock.preparation.paratope import cdr_residues, variable_domains
@@ -122,7 +123,7 @@ def test_paratope_docking_places_swarms_on_the_cdrs_and_ranks_by_them(tmp_path):
     assert ((share >= 0) & (share <= 1)).all() and share.max() > 0
     features = {"score": np.array([float(r["score"]) for r in rows]), "paratope": share}
     for function in ("dfire_soft", "mj3h"):
-        features[function] = ranking.rescore(loaded, poses, function)
+        features[function] = rescore(loaded, poses, function)
     assert ranking.order("paratope", features).tolist() == list(range(len(rows)))
 
 

@@ -9,6 +9,7 @@ import pytest
 from conftest import BENCH, golden
 from sparkledock.analysis import ranking
 from sparkledock.analysis.evaluate import dockq_package, evaluate
+from sparkledock.analysis.features import rescore
 from sparkledock.analysis.models import write_models
 from sparkledock.analysis.quality import dockq_score, kabsch, pose_quality, quality_reference
 from sparkledock.errors import SparkledockError
@@ -288,10 +289,10 @@ def test_rigid_only_rescoring_drops_the_normal_mode_extents(setups):
     tobi = get_scoring("tobi")
     rigid = tobi.prepare(setup.receptor.without_modes(), setup.ligand.without_modes())
     expected = tobi.score(rigid, np.ascontiguousarray(poses[:, :7]))
-    np.testing.assert_array_equal(ranking.rescore(setup, poses, "tobi"), expected)
+    np.testing.assert_array_equal(rescore(setup, poses, "tobi"), expected)
     moved = poses.copy()
     moved[:, 7:] += 1.0  # extents do not count
-    np.testing.assert_array_equal(ranking.rescore(setup, moved, "tobi"), expected)
+    np.testing.assert_array_equal(rescore(setup, moved, "tobi"), expected)
 
 
 def test_blind_dock_ranks_by_the_blind_default_and_says_so(tmp_path):

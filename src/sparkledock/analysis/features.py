@@ -310,6 +310,15 @@ def swarm_standing(swarm: np.ndarray, score: np.ndarray) -> dict[str, np.ndarray
 #: Re-scores the blind ranking reads besides the run's score (each function's exact kernel,
 #: :func:`rescore`): LightDock's functions that need no extra.
 RESCORED = ("dfire_soft", "mj3h", "tobi", "pisa", "vdw", "sipper")
+#: Features computed by a function of the setup and poses here (besides re-scores, named by
+#: their scoring function, and the swarm's, :func:`swarm_standing`): candidates a learned
+#: ranking may read (``benchmarks/blind_learned.py``), computed only when asked for.
+COMPUTED = {
+    **dict.fromkeys(INTERFACE, interface_sizes),
+    **dict.fromkeys(CONTACTS, atom_contacts),
+    "shape_complementarity": shape_complementarity,
+    "formal_coulomb": formal_coulomb,
+}
 
 
 def solution_features(
@@ -318,19 +327,23 @@ def solution_features(
     swarm: np.ndarray,
     score: np.ndarray,
     known: dict[str, np.ndarray] | None = None,
+    names: tuple[str, ...] | None = None,
 ) -> dict[str, np.ndarray]:
-    """Every feature of :data:`RESCORED`, :data:`INTERFACE`, :data:`CONTACTS` and
-    :data:`SWARM` for the representatives ``poses`` (with their swarms and the run's scores),
-    taking those in ``known`` as given (the ranking has some already); ``known``'s others are
-    kept too."""
+    """The features ``names`` of the representatives ``poses`` (with their swarms and the
+    run's scores): a :data:`COMPUTED` feature, a :data:`SWARM` one, or else a scoring
+    function's re-score (:func:`rescore`); by default every feature of :data:`RESCORED`,
+    :data:`INTERFACE`, :data:`CONTACTS` and :data:`SWARM`. Those in ``known`` are taken as
+    given (the ranking has some already) and kept, with ``known``'s others."""
     out = {"score": np.asarray(score, dtype=np.float64), **(known or {})}
     poses = np.ascontiguousarray(poses, dtype=np.float64)
-    for function in RESCORED:
-        if function not in out:
-            out[function] = rescore(setup, poses, function)
-    if any(name not in out for name in INTERFACE):
-        out.update(interface_sizes(setup, poses))
-    if any(name not in out for name in CONTACTS):
-        out.update(atom_contacts(setup, poses))
-    out.update(swarm_standing(swarm, out["score"]))
+    for name in (*RESCORED, *INTERFACE, *CONTACTS, *SWARM) if names is None else names:
+        if name in out:
+            continue
+        if name in SWARM:
+            out.update(swarm_standing(swarm, out["score"]))
+        elif name in COMPUTED:
+            got = COMPUTED[name](setup, poses)
+            out.update(got if isinstance(got, dict) else {name: got})
+        else:
+            out[name] = rescore(setup, poses, name)
     return out

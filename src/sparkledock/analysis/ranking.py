@@ -87,7 +87,7 @@ from ..errors import SparkledockError, SparkledockWarning
 from ..io.lightdock import GSOOutput
 from ..molecule.restraints import Restraints
 from ..molecule.system import DockingSetup
-from .features import CONTACTS, INTERFACE, SWARM, rescore, solution_features
+from .features import CONTACTS, INTERFACE, SWARM, solution_features
 from .filter import satisfaction
 from .models import complex_coordinates
 from .rank import Ranked, rank_glowworms
@@ -214,6 +214,9 @@ def default_method(restrained: bool, scoring: str = "dfire", paratope: bool = Fa
     return PARATOPE_DEFAULT if paratope else BLIND_DEFAULT
 
 
+#: Features :func:`rerank` computes itself; the others of :data:`NEEDS` are re-scores or
+#: :func:`~.features.solution_features`'.
+OWN_FEATURES = ("population", "cluster_size", "satisfaction", "satisfaction_active", "paratope")
 #: Features that are re-scores by a scoring function of that name (``dfire``: without the
 #: restraint terms of the run's score).
 RESCORED = ("cpydock", "pisa", "dfire", "dfire_soft", "tobi", "mj3h", "vdw", "sipper")
@@ -369,18 +372,18 @@ def rerank(
     if "cluster_size" in NEEDS[method]:
         sizes = cluster_sizes or {}
         features["cluster_size"] = np.array([sizes.get((r.swarm, r.glowworm), 1) for r in ranked])
-    for function in RESCORED:
-        if function in NEEDS[method]:
-            features[function] = rescore(setup, poses, function)
     if "satisfaction" in NEEDS[method]:
         if restraints is None:
             raise SparkledockError(f"ranking {method!r} needs a docking with restraints")
         features["satisfaction"] = satisfaction(setup, poses, restraints, include_passive=True)
         if "satisfaction_active" in NEEDS[method]:
             features["satisfaction_active"] = satisfaction(setup, poses, restraints)
-    if any(name in NEEDS[method] for name in (*INTERFACE, *SWARM, *CONTACTS)):
+    rest = tuple(name for name in NEEDS[method] if name not in (*features, *OWN_FEATURES))
+    if rest:  # (re-scores and the features module's: only those the method reads)
         swarms = np.array([r.swarm for r in ranked])
-        features = solution_features(setup, poses, swarms, features["score"], known=features)
+        features = solution_features(
+            setup, poses, swarms, features["score"], known=features, names=rest
+        )
     if "paratope" in NEEDS[method]:
         cdrs = setup.paratope
         if not cdrs:
