@@ -252,10 +252,16 @@ def test_training_script_runs_end_to_end_on_two_tiny_training_complexes(
         "num_leaves": 3,
         "min_child_samples": 1,
     }
-    blind_learned.main(
-        [str(pools), "--params", json.dumps(params), "--seeds", "1", "--export", str(out)]
-    )
-    record = json.loads(out.read_text())
+
+    def export(source: Path, out: Path, features: str = "shipped", **more) -> dict:
+        """The model fitted by the script on ``source``'s pools, as it wrote it to ``out``."""
+        blind_learned.main(
+            [str(source), "--params", json.dumps({**params, **more}), "--seeds", "1",
+             "--features", features, "--export", str(out)]
+        )  # fmt: skip
+        return json.loads(out.read_text())
+
+    record = export(pools, out)
     assert record["training_complexes"] == ["1EFN", "2OOB"]
     arrays = {k: np.asarray(v) for k, v in record["trees"].items()}
     trees = Trees(**arrays)
@@ -264,11 +270,7 @@ def test_training_script_runs_end_to_end_on_two_tiny_training_complexes(
     assert (pools / "2OOB" / "features.npz").is_file()
     # another feature set: its extra re-score (pyDock electrostatics) cached and exported
     other = tmp_path / "elec.json"
-    blind_learned.main(
-        [str(pools), "--params", json.dumps(params), "--seeds", "1", "--features",
-         "electrostatics", "--export", str(other)]
-    )  # fmt: skip
-    record = json.loads(other.read_text())
+    record = export(pools, other, "electrostatics")
     assert [tuple(f) for f in record["features"]] == list(
         blind_learned.FEATURE_SETS["electrostatics"]
     )
@@ -285,11 +287,7 @@ def test_training_script_runs_end_to_end_on_two_tiny_training_complexes(
     )  # fmt: skip
     assert not (tmp_path / "again").exists()
     again = tmp_path / "again.json"
-    blind_learned.main(
-        [str(archived), "--params", json.dumps(params), "--seeds", "1", "--features",
-         "electrostatics", "--export", str(again)]
-    )  # fmt: skip
-    redone = json.loads(again.read_text())
+    redone = export(archived, again, "electrostatics")
     assert (redone["trees"], redone["check"]) == (record["trees"], record["check"])
     from_pools, from_archives = blind_learned.load(pools), blind_learned.load(archived)
     for name, pool in from_pools.items():
@@ -308,11 +306,7 @@ def test_training_script_runs_end_to_end_on_two_tiny_training_complexes(
     assert "| formal_coulomb | +1 |" in table and "| soft_consensus |" in table
     # every feature as a rank, the score features' effects held monotone (MONOTONE)
     mono = tmp_path / "mono.json"
-    blind_learned.main(
-        [str(archived), "--params", json.dumps({**params, "monotone": True}), "--seeds", "1",
-         "--features", "ranked", "--export", str(mono)]
-    )  # fmt: skip
-    record = json.loads(mono.read_text())
+    record = export(archived, mono, "ranked", monotone=True)
     trees = Trees(**{k: np.asarray(v) for k, v in record["trees"].items()})
     rows = np.array(record["check"]["rows"])
     np.testing.assert_allclose(trees.predict(rows), record["check"]["predictions"], atol=1e-9)
