@@ -1,6 +1,8 @@
 """Speed of the blind ranking's atom-contact features (``features.atom_contacts``) against
 the plain method they replaced (every receptor atom moved per pose, those in the ligand's box
 tested), on pools ``restrained_pools.py --blind --keep-setup`` wrote; asserts equal counts.
+Also times the two candidate features that share the placement (``shape_complementarity``)
+or not (``formal_coulomb``).
 
 Usage:
     python benchmarks/contact_features.py /work/runs/twenty_blind/{4GAM,3AAA,1RKE,2X9A} \
@@ -16,7 +18,14 @@ from pathlib import Path
 import numpy as np
 from scipy.spatial import cKDTree
 
-from sparkledock.analysis.features import CLASH_A, CONTACT_A, CONTACTS, atom_contacts
+from sparkledock.analysis.features import (
+    CLASH_A,
+    CONTACT_A,
+    CONTACTS,
+    atom_contacts,
+    formal_coulomb,
+    shape_complementarity,
+)
 from sparkledock.analysis.models import complex_coordinates
 from sparkledock.io.lightdock import load_setup
 
@@ -48,8 +57,11 @@ def main() -> None:
     parser.add_argument("pools", nargs="+", type=Path)
     parser.add_argument("--poses", type=int, default=1000, help="first N representatives")
     args = parser.parse_args()
-    print("| pool | receptor + ligand atoms | poses | plain s | atom_contacts s | speed-up |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| pool | receptor + ligand atoms | poses | plain s | atom_contacts s | speed-up | "
+        "shape_complementarity s | formal_coulomb s |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     for folder in args.pools:
         setup = load_setup(folder / "dock" / "setup")
         poses = np.load(folder / "pool.npz")["pose"][: args.poses]
@@ -61,10 +73,16 @@ def main() -> None:
         t_ours = time.perf_counter() - start
         for name in CONTACTS:
             assert np.array_equal(plain[name], ours[name]), (folder.name, name)
+        start = time.perf_counter()
+        shape_complementarity(setup, poses)
+        t_shape = time.perf_counter() - start
+        start = time.perf_counter()
+        formal_coulomb(setup, poses)
+        t_coulomb = time.perf_counter() - start
         atoms = f"{len(setup.receptor.atoms):,} + {len(setup.ligand.atoms):,}"
         print(
             f"| {folder.name} | {atoms} | {len(poses):,} | {t_plain:.2f} | {t_ours:.2f} | "
-            f"{t_plain / t_ours:.1f}× |"
+            f"{t_plain / t_ours:.1f}× | {t_shape:.2f} | {t_coulomb:.2f} |"
         )
 
 
