@@ -166,17 +166,21 @@ def test_shape_complementarity_equals_its_definition_over_all_atoms(
     assert got[5] == 0.0 and (np.abs(got) <= 1.0).all() and (got != 0).sum() >= 10
 
 
-def test_formal_coulomb_equals_its_definition(example):
+@pytest.mark.parametrize("budget", [None, 1])
+def test_formal_coulomb_equals_its_definition(example, monkeypatch, budget):
     """Minus the Coulomb energy of the formal charges (one atom per charged group, 4r
     dielectric, 12 Å cutoff, 3 Å floor) over every charged pair across the interface; 0
     with the partners apart; the charges are whole and sit on the groups' named atoms."""
     from scipy.spatial.distance import cdist
 
+    import sparkledock.analysis.features as features
     from sparkledock.analysis.features import formal_charges, formal_coulomb
 
     setup, poses, _, _ = example
     poses = poses.copy()
     poses[3, :3] += 500.0
+    if budget is not None:  # (one pose per batch, as for a large receptor and ligand)
+        monkeypatch.setattr(features, "PAIR_BUDGET", budget)
     got = formal_coulomb(setup, poses)
     q_rec = formal_charges(setup.receptor.atoms)
     q_lig = formal_charges(setup.ligand.atoms)

@@ -252,6 +252,9 @@ FORMAL_CHARGES = {
 COULOMB_A = 12.0
 #: Charge separations are taken as at least this (Å): groups in contact, not overlapping.
 COULOMB_MIN_A = 3.0
+#: Charged pairs over all poses :func:`formal_coulomb` holds at once (about 100 MB of
+#: temporaries; a large receptor and ligand take fewer poses per batch).
+PAIR_BUDGET = 2_000_000
 
 
 def formal_charges(atoms) -> np.ndarray:
@@ -283,12 +286,13 @@ def formal_coulomb(setup: DockingSetup, poses: np.ndarray) -> np.ndarray:
         return out
     pair_q = q_rec[:, None] * q_lig[None, :]
     k = len(q_rec)
-    for first in range(0, len(poses), CHUNK):
-        xyz = complex_coordinates(setup, poses[first : first + CHUNK], charged)
+    step = max(1, min(CHUNK, PAIR_BUDGET // pair_q.size))  # (poses × pairs held at once)
+    for first in range(0, len(poses), step):
+        xyz = complex_coordinates(setup, poses[first : first + step], charged)
         d = np.sqrt(((xyz[:, :k, None, :] - xyz[:, None, k:, :]) ** 2).sum(axis=3))
         r = np.maximum(d, COULOMB_MIN_A)
         energy = np.where(d <= COULOMB_A, 332.0 * pair_q / (4.0 * r * r), 0.0)
-        out[first : first + CHUNK] = -energy.sum(axis=(1, 2))
+        out[first : first + step] = -energy.sum(axis=(1, 2))
     return out
 
 
