@@ -30,8 +30,8 @@ Usage:
     python benchmarks/blind_learned.py /work/runs/train_blind --export \
         ../src/sparkledock/data/blind_ranker.json
     python benchmarks/blind_learned.py --evaluate /work/runs/twenty_blind
-    python benchmarks/blind_learned.py /work/runs/train_blind --archive benchmarks/pools/train
-    python benchmarks/blind_learned.py benchmarks/pools/train   # the same, from the archives
+    python benchmarks/blind_learned.py /work/runs/train_blind --archive benchmarks/pools/blind_train
+    python benchmarks/blind_learned.py benchmarks/pools/blind_train   # the same, from archives
 """
 
 from __future__ import annotations
@@ -147,8 +147,9 @@ def pool_features(folder: Path) -> dict[str, np.ndarray]:
 #: pool (the sets' ``rank`` features and the baselines' scores), so the archive keeps twice
 #: its average rank (ties shared, as :func:`learned.percentiles` reads them) as uint16.
 RAW = tuple(sorted({name for spec in FEATURE_SETS.values() for name, how in spec if how == "raw"}))
-#: The labels an archive keeps: the CAPRI class, DockQ in tenths, and DockQ itself.
-LABEL_COLUMNS = ("label", "dockq_label", "dockq")
+#: The labels an archive keeps, with their stored types: the CAPRI class, DockQ in tenths,
+#: and DockQ itself.
+LABEL_TYPES = {"label": np.uint8, "dockq_label": np.uint8, "dockq": np.float16}
 
 
 def archive(features: dict[str, np.ndarray], path: Path) -> None:
@@ -163,10 +164,8 @@ def archive(features: dict[str, np.ndarray], path: Path) -> None:
     out = {}
     for name, values in features.items():
         values = np.asarray(values)
-        if name in ("label", "dockq_label"):
-            out[name] = values.astype(np.uint8)
-        elif name == "dockq":
-            out[name] = values.astype(np.float16)
+        if name in LABEL_TYPES:
+            out[name] = values.astype(LABEL_TYPES[name])
         elif name in RAW:
             if not np.array_equal(values, np.round(values)) or values.min() < 0:
                 raise ValueError(f"{path.name}: {name} is not a count")
