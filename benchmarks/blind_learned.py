@@ -145,7 +145,8 @@ def pool_features(folder: Path) -> dict[str, np.ndarray]:
 #: The columns an archive (:func:`archive`) keeps as they are: the features some set uses as
 #: values (all of them counts). Every other feature is used only through its rank within the
 #: pool (the sets' ``rank`` features and the baselines' scores), so the archive keeps twice
-#: its average rank (ties shared, as :func:`learned.percentiles` reads them) as uint16.
+#: its average rank (ties shared, as :func:`learned.percentiles` reads them) as uint16
+#: (uint32 in a pool of 32,768 representatives or more).
 RAW = tuple(sorted({name for spec in FEATURE_SETS.values() for name, how in spec if how == "raw"}))
 #: The labels an archive keeps, with their stored types: the CAPRI class, DockQ in tenths,
 #: and DockQ itself.
@@ -158,9 +159,9 @@ def archive(features: dict[str, np.ndarray], path: Path) -> None:
     Training pools are hours of docking and live outside the repository; their archives
     are small enough to keep in it (``benchmarks/pools/``), so the model can be retrained
     and the twenty evaluated again without docking anything."""
-    n = len(features["label"])
-    if n >= 2**15:
-        raise ValueError(f"{path.name}: {n} representatives do not fit uint16 ranks")
+    # twice a rank fits uint16 up to 32,767 representatives; a larger pool (4GAM's blind
+    # pool holds 41,685) keeps its ranks as uint32
+    ranks_type = np.uint16 if len(features["label"]) < 2**15 else np.uint32
     out = {}
     for name, values in features.items():
         values = np.asarray(values)
@@ -171,7 +172,7 @@ def archive(features: dict[str, np.ndarray], path: Path) -> None:
                 raise ValueError(f"{path.name}: {name} is not a count")
             out[name] = values.astype(np.uint32 if values.max() >= 2**16 else np.uint16)
         else:
-            out[name] = np.round(2 * average_ranks(values)).astype(np.uint16)
+            out[name] = np.round(2 * average_ranks(values)).astype(ranks_type)
     tmp = path.with_suffix(".tmp.npz")
     np.savez_compressed(tmp, **out)
     tmp.replace(path)

@@ -327,6 +327,29 @@ def test_training_script_runs_end_to_end_on_two_tiny_training_complexes(
     assert held == 2 * len(blind_learned.MONOTONE)
 
 
+@pytest.mark.parametrize("n", [300, 2**15 + 7])
+def test_an_archive_keeps_ranks_and_counts_of_any_pool_size(tmp_path, monkeypatch, n):
+    """Archived features give the model the inputs the pool's own features give, for a
+    small pool (ranks as uint16) and one too large for uint16 ranks (4GAM's blind pool)."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    sys.modules.pop("blind_learned", None)
+    import blind_learned
+
+    rng = np.random.default_rng(n)
+    features = {name: rng.normal(size=n) for name, how in BLIND if how == "rank"}
+    features.update({name: rng.integers(0, 70_000, n) for name, how in BLIND if how == "raw"})
+    features["score"][:50] = 1.5  # (ties share their average rank)
+    dockq = rng.uniform(0, 1, n)
+    features.update(label=(dockq >= 0.23).astype(int), dockq_label=np.floor(dockq * 10),
+                    dockq=dockq)  # fmt: skip
+    path = tmp_path / "BIG.npz"
+    blind_learned.archive(features, path)
+    kept = blind_learned.read_archive(path)
+    np.testing.assert_array_equal(feature_matrix(kept, BLIND), feature_matrix(features, BLIND))
+    np.testing.assert_array_equal(kept["label"], features["label"])
+    assert np.load(path)["score"].dtype == (np.uint16 if n < 2**15 else np.uint32)
+
+
 def test_dock_and_rank_use_the_blind_model_and_record_it(tmp_path):
     """``dock --rank-method learned_blind`` (no restraints) ranks by the blind model and
     records its identity in run.json; ``rank --method learned_blind`` on the same setup
