@@ -211,8 +211,9 @@ def test_soft_rankings_order_is_documented():
 
 
 def test_the_default_ranking_follows_restraints_and_the_search_function():
-    assert ranking.default_method(restrained=False) == ranking.BLIND_DEFAULT == "soft_consensus"
-    assert ranking.default_method(restrained=False, scoring="fastdfire") == "soft_consensus"
+    assert ranking.default_method(restrained=False) == ranking.BLIND_DEFAULT == "learned_blind"
+    assert ranking.default_method(restrained=False, scoring="fastdfire") == "learned_blind"
+    assert ranking.default_method(restrained=False, paratope=True) == "paratope"
     assert ranking.default_method(restrained=True) == ranking.RESTRAINED_DFIRE_DEFAULT == "learned"
     assert ranking.default_method(restrained=True, scoring="vdw") == "dfire"  # by its score
     assert ranking.default_method(restrained=False, scoring="pisa") == "dfire"
@@ -232,7 +233,7 @@ def test_the_default_scoring_mode_is_fast_for_a_dfire_docking_under_sparkledocks
     assert default_scoring_mode(DockOptions(scoring="pisa"), restrained=False) == "exact"
     # what the user asks for is kept; both defaults are decided together
     chosen = with_defaults(DockOptions(scoring_mode="exact"), restrained=False)
-    assert (chosen.scoring_mode, chosen.rank_method) == ("exact", "soft_consensus")
+    assert (chosen.scoring_mode, chosen.rank_method) == ("exact", "learned_blind")
     chosen = with_defaults(DockOptions(), restrained=True)
     assert (chosen.scoring_mode, chosen.rank_method) == ("fast", "learned")
     chosen = with_defaults(DockOptions(protocol="lightdock"), restrained=True)
@@ -296,9 +297,9 @@ def test_rigid_only_rescoring_drops_the_normal_mode_extents(setups):
 
 
 def test_blind_dock_ranks_by_the_blind_default_and_says_so(tmp_path):
-    """Without restraints and without --rank-method, ``dock`` ranks by soft_consensus:
-    ranking.csv is rerank(..., "soft_consensus") of the same representatives, and run.json
-    records it."""
+    """Without restraints and without --rank-method, ``dock`` ranks by the blind default
+    (the learned model): ranking.csv is rerank(..., "learned_blind") of the same
+    representatives, unlike soft_consensus's order, and run.json records it."""
     import csv
     import json
 
@@ -309,15 +310,16 @@ def test_blind_dock_ranks_by_the_blind_default_and_says_so(tmp_path):
     rows = list(csv.DictReader((out / "ranking.csv").open()))
     setup = load_setup(out / "setup")
     chosen = chosen_glowworms(out / "setup", list(range(6)), 4)
-    expected = ranking.rerank(setup, chosen, "soft_consensus")
+    expected = ranking.rerank(setup, chosen, "learned_blind")
     assert [(int(r["swarm"]), int(r["glowworm"])) for r in rows] == [
         (r.swarm, r.glowworm) for r in expected
     ]
-    assert [(r.swarm, r.glowworm) for r in expected] != [
-        (r.swarm, r.glowworm) for r in ranking.rerank(setup, chosen, "dfire")
-    ]
+    for other in ("dfire", "soft_consensus"):
+        assert [(r.swarm, r.glowworm) for r in expected] != [
+            (r.swarm, r.glowworm) for r in ranking.rerank(setup, chosen, other)
+        ]
     record = json.loads((out / "run.json").read_text())
-    assert record["options"]["rank_method"] == "soft_consensus"
+    assert record["options"]["rank_method"] == "learned_blind"
     # and searched in fast mode, the blind default, as both records say
     assert record["options"]["scoring_mode"] == "fast"
     assert json.loads((out / "sparkledock_dock.json").read_text())["scoring_mode"] == "fast"

@@ -92,7 +92,7 @@ def test_protocol_defaults():
     assert ours.stop_tolerance == RESTRAINED_STOP_TOLERANCE > 0
     blind = with_defaults(DockOptions(), restrained=False)
     assert (blind.swarm_spacing, blind.stop_tolerance) == (0.0, 0.0)
-    assert (blind.scoring_mode, blind.rank_method) == ("fast", "soft_consensus")
+    assert (blind.scoring_mode, blind.rank_method) == ("fast", "learned_blind")
     lightdock = with_defaults(DockOptions(protocol="lightdock"), restrained=True)
     assert (lightdock.swarm_spacing, lightdock.scoring_mode, lightdock.rank_method) == (
         0.0,

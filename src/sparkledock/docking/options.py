@@ -100,7 +100,8 @@ class DockOptions:
     #: near-duplicates move back
     rank_method: str | None = option(
         None, "--rank-method", help=RANK_HELP,
-        default_text="soft_consensus without restraints; with them, learned (trees fitted on "
+        default_text="learned_blind without restraints (soft_consensus for nucleic acids and "
+        "membranes, paratope with --paratope); with them, learned (trees fitted on "
         "training complexes over score, restraint satisfaction, re-scores and cluster "
         "population) under the sparkledock protocol, dfire (by score) under lightdock's",
     )  # fmt: skip
