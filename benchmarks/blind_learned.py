@@ -173,6 +173,12 @@ def archive(features: dict[str, np.ndarray], path: Path) -> None:
             out[name] = values.astype(np.uint32 if values.max() >= 2**16 else np.uint16)
         else:
             out[name] = np.round(2 * average_ranks(values)).astype(ranks_type)
+    if path.is_file():  # the same pool archived again: the file stays as it is (its zip
+        with np.load(path) as kept:  # entries' dates would change its bytes, not its data)
+            if sorted(kept) == sorted(out) and all(
+                kept[k].dtype == v.dtype and np.array_equal(kept[k], v) for k, v in out.items()
+            ):
+                return
     tmp = path.with_suffix(".tmp.npz")
     np.savez_compressed(tmp, **out)
     tmp.replace(path)

@@ -348,6 +348,14 @@ def test_an_archive_keeps_ranks_and_counts_of_any_pool_size(tmp_path, monkeypatc
     np.testing.assert_array_equal(feature_matrix(kept, BLIND), feature_matrix(features, BLIND))
     np.testing.assert_array_equal(kept["label"], features["label"])
     assert np.load(path)["score"].dtype == (np.uint16 if n < 2**15 else np.uint32)
+    # archived again unchanged: the file is not written again; changed: it is rewritten
+    written = path.stat()
+    blind_learned.archive(features, path)
+    again = path.stat()
+    assert (again.st_ino, again.st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
+    features["label"] = 1 - features["label"]
+    blind_learned.archive(features, path)
+    np.testing.assert_array_equal(blind_learned.read_archive(path)["label"], features["label"])
 
 
 def test_dock_and_rank_use_the_blind_model_and_record_it(tmp_path):
