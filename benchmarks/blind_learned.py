@@ -153,15 +153,19 @@ RAW = tuple(sorted({name for spec in FEATURE_SETS.values() for name, how in spec
 LABEL_TYPES = {"label": np.uint8, "dockq_label": np.uint8, "dockq": np.float16}
 
 
+def _unsigned(values: np.ndarray) -> np.ndarray:
+    """Non-negative integers as uint16, or uint32 where one does not fit (a count over
+    65,535; twice a rank in a pool of 32,768 representatives or more, as 4GAM's blind pool
+    of 41,685)."""
+    return values.astype(np.uint16 if values.max() < 2**16 else np.uint32)
+
+
 def archive(features: dict[str, np.ndarray], path: Path) -> None:
     """Write a pool's features and labels compactly (``.npz``, about 30 bytes a
     representative): what cross-validation, export and evaluation read, without the docking.
     Training pools are hours of docking and live outside the repository; their archives
     are small enough to keep in it (``benchmarks/pools/``), so the model can be retrained
     and the twenty evaluated again without docking anything."""
-    # twice a rank fits uint16 up to 32,767 representatives; a larger pool (4GAM's blind
-    # pool holds 41,685) keeps its ranks as uint32
-    ranks_type = np.uint16 if len(features["label"]) < 2**15 else np.uint32
     out = {}
     for name, values in features.items():
         values = np.asarray(values)
@@ -170,9 +174,9 @@ def archive(features: dict[str, np.ndarray], path: Path) -> None:
         elif name in RAW:
             if not np.array_equal(values, np.round(values)) or values.min() < 0:
                 raise ValueError(f"{path.name}: {name} is not a count")
-            out[name] = values.astype(np.uint32 if values.max() >= 2**16 else np.uint16)
+            out[name] = _unsigned(values)
         else:
-            out[name] = np.round(2 * average_ranks(values)).astype(ranks_type)
+            out[name] = _unsigned(np.round(2 * average_ranks(values)))
     if path.is_file():  # the same pool archived again: the file stays as it is (its zip
         with np.load(path) as kept:  # entries' dates would change its bytes, not its data)
             if sorted(kept) == sorted(out) and all(
