@@ -22,6 +22,8 @@ INTERFACE_A = 10.0
 CHUNK = 256
 #: The interface features, in :func:`interface_sizes`' order.
 INTERFACE = ("interface_receptor", "interface_ligand", "interface_pairs")
+#: The interface-propensity features (:func:`interface_propensity`).
+PROPENSITY = ("propensity_receptor", "propensity_ligand", "propensity")
 #: The swarm features (:func:`swarm_standing`).
 SWARM = ("rank_in_swarm", "swarm_representatives")
 #: Atom pairs across the interface closer than this (Å) clash, for :func:`atom_contacts`.
@@ -63,15 +65,12 @@ def _residue_atoms(setup: DockingSetup) -> np.ndarray:
     return np.concatenate(masks)
 
 
-def interface_sizes(
-    setup: DockingSetup, poses: np.ndarray, cutoff: float = INTERFACE_A
-) -> dict[str, np.ndarray]:
-    """Per pose: how many receptor residues and ligand residues have a residue of the other
-    partner within ``cutoff`` (residue atoms as :func:`_residue_atoms` picks them), and how
-    many residue pairs are that close."""
+def _interface_residues(setup: DockingSetup, poses: np.ndarray, cutoff: float = INTERFACE_A):
+    """Per pose: its index, the receptor residues and the ligand residues (indices in
+    residue order) with a residue of the other partner within ``cutoff``, and how many
+    residue pairs are that close (residue atoms as :func:`_residue_atoms` picks them)."""
     select = _residue_atoms(setup)
     n_rec = int(select[: len(setup.receptor.atoms)].sum())
-    out = {name: np.zeros(len(poses), dtype=np.int64) for name in INTERFACE}
     tree = None
     for first in range(0, len(poses), CHUNK):
         chunk = complex_coordinates(setup, poses[first : first + CHUNK], select)
@@ -80,11 +79,51 @@ def interface_sizes(
                 tree = cKDTree(xyz[:n_rec])
             near = tree.query_ball_point(xyz[n_rec:], cutoff)
             counts = np.fromiter((len(n) for n in near), dtype=np.int64, count=len(near))
-            out["interface_ligand"][p] = int((counts > 0).sum())
-            out["interface_pairs"][p] = int(counts.sum())
-            touched = {i for n in near for i in n}
-            out["interface_receptor"][p] = len(touched)
+            touched = np.unique(np.fromiter((i for n in near for i in n), dtype=np.int64))
+            yield p, touched, np.flatnonzero(counts), int(counts.sum())
+
+
+def interface_sizes(
+    setup: DockingSetup, poses: np.ndarray, cutoff: float = INTERFACE_A
+) -> dict[str, np.ndarray]:
+    """Per pose: how many receptor residues and ligand residues have a residue of the other
+    partner within ``cutoff`` (:func:`_interface_residues`), and how many residue pairs are
+    that close."""
+    out = {name: np.zeros(len(poses), dtype=np.int64) for name in INTERFACE}
+    for p, receptor, ligand, pairs in _interface_residues(setup, poses, cutoff):
+        out["interface_receptor"][p] = len(receptor)
+        out["interface_ligand"][p] = len(ligand)
+        out["interface_pairs"][p] = pairs
     return out
+
+
+def interface_propensity(
+    setup: DockingSetup,
+    poses: np.ndarray,
+    logodds: tuple[np.ndarray, np.ndarray] | None = None,
+) -> dict[str, np.ndarray]:
+    """Per pose: the mean interface log-odds (:mod:`.propensity`) of its receptor
+    interface residues, of its ligand ones (residues as :func:`interface_sizes` counts
+    them), and their sum; a partner without interface residues counts its mean over all
+    residues. ``logodds``: each partner's residues' values (default: the shipped model's;
+    training pools pass out-of-fold ones). Rounded to float32, as archives keep them."""
+    from .propensity import residue_logodds
+
+    if logodds is None:
+        logodds = residue_logodds(setup.receptor.atoms), residue_logodds(setup.ligand.atoms)
+    rec, lig = (np.asarray(v, dtype=np.float64) for v in logodds)
+    for values, partner in ((rec, setup.receptor), (lig, setup.ligand)):
+        if len(values) != len(partner.atoms.residue_starts()):
+            raise ValueError(
+                f"{len(values)} residue log-odds for a partner of "
+                f"{len(partner.atoms.residue_starts())} residues"
+            )
+    out = {name: np.zeros(len(poses)) for name in PROPENSITY}
+    for p, receptor, ligand, _ in _interface_residues(setup, poses):
+        out["propensity_receptor"][p] = rec[receptor].mean() if len(receptor) else rec.mean()
+        out["propensity_ligand"][p] = lig[ligand].mean() if len(ligand) else lig.mean()
+    out["propensity"] = out["propensity_receptor"] + out["propensity_ligand"]
+    return {k: v.astype(np.float32).astype(np.float64) for k, v in out.items()}
 
 
 def _mode_reach(setup: DockingSetup, poses: np.ndarray) -> np.ndarray:
@@ -320,6 +359,7 @@ RESCORED = ("dfire_soft", "mj3h", "tobi", "pisa", "vdw", "sipper")
 COMPUTED = {
     **dict.fromkeys(INTERFACE, interface_sizes),
     **dict.fromkeys(CONTACTS, atom_contacts),
+    **dict.fromkeys(PROPENSITY, interface_propensity),
     "shape_complementarity": shape_complementarity,
     "formal_coulomb": formal_coulomb,
 }

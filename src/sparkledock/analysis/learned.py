@@ -31,6 +31,7 @@ import numpy as np
 
 from ..molecule.residues import NUCLEOTIDES
 from ..molecule.system import DockingSetup
+from .propensity import FEATURES as SITE_FEATURES
 from .ranks import average_ranks
 
 #: Each model's features in its column order: (name as the ranking's feature dict holds it,
@@ -57,6 +58,8 @@ BLIND = (
 MODELS = {
     "restrained": ("restrained_ranker.json", RESTRAINED),
     "blind": ("blind_ranker.json", BLIND),
+    # per residue of a partner, not per solution: :mod:`.propensity`
+    "site": ("site_propensity.json", tuple((name, "raw") for name in SITE_FEATURES)),
 }
 #: The ranking methods that use a shipped model, and which.
 METHOD_MODELS = {"learned": "restrained", "learned_blind": "blind"}
