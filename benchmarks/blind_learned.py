@@ -46,7 +46,7 @@ import numpy as np
 from dock_accuracy import lightdock_published
 from restrained_learned import capri_label
 from sparkledock.analysis import learned
-from sparkledock.analysis.features import solution_features
+from sparkledock.analysis.features import PROPENSITY, interface_propensity, solution_features
 from sparkledock.analysis.ranking import order
 from sparkledock.analysis.ranks import average_ranks
 from sparkledock.io.lightdock import load_setup
@@ -101,6 +101,16 @@ FEATURE_SETS = {
         ("formal_coulomb", "rank"),
     ),
 }  # fmt: skip
+# where the interface lies: how likely its residues are to bind, by the interface-propensity
+# model (analysis.propensity; training pools read out-of-fold values, SITE_OOF)
+FEATURE_SETS["propensity"] = (
+    *learned.BLIND, ("propensity", "rank"), ("propensity", "raw"),
+    ("propensity_receptor", "raw"), ("propensity_ligand", "raw"),
+)  # fmt: skip
+#: Every training complex's residues' interface log-odds by the site model fitted without
+#: it (``site_propensity.py --oof``): a training pool's propensity features read these, so
+#: the ranking learns from what it meets on a complex the site model has not seen.
+SITE_OOF = HERE / "pools" / "site_oof.npz"
 # every feature as its rank within the docking: nothing depends on the complex's size (the
 # counts' values do), at the cost of the counts' absolute meaning
 FEATURE_SETS["ranked"] = tuple((name, "rank") for name, _ in FEATURE_SETS["extended"])
@@ -118,6 +128,17 @@ LINEAR = [False]
 THREADS = [1]
 
 
+def site_oof(name: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """A training complex's out-of-fold residue log-odds (receptor, ligand), or None (a
+    complex the site model never trained on: the shipped model serves)."""
+    if not SITE_OOF.is_file():
+        return None
+    with np.load(SITE_OOF) as data:
+        if f"{name}_receptor" not in data:
+            return None
+        return data[f"{name}_receptor"], data[f"{name}_ligand"]
+
+
 def pool_features(folder: Path) -> dict[str, np.ndarray]:
     """A pool's representatives' features (cached in ``features.npz``) and labels."""
     cache = folder / "features.npz"
@@ -129,6 +150,10 @@ def pool_features(folder: Path) -> dict[str, np.ndarray]:
     wanted = sorted({name for spec in FEATURE_SETS.values() for name, _ in spec} - set(known))
     if wanted:  # (a cache written before a feature was added gains only the new ones)
         setup = load_setup(folder / "dock" / "setup")
+        oof = site_oof(folder.name)
+        if oof is not None and set(PROPENSITY) & set(wanted):
+            known.update(interface_propensity(setup, pool["pose"], oof))
+            wanted = [name for name in wanted if name not in PROPENSITY]
         features = solution_features(
             setup, pool["pose"], pool["swarm"], pool["score"], known=known, names=tuple(wanted)
         )
@@ -148,6 +173,9 @@ def pool_features(folder: Path) -> dict[str, np.ndarray]:
 #: its average rank (ties shared, as :func:`learned.percentiles` reads them) as uint16
 #: (uint32 in a pool of 32,768 representatives or more).
 RAW = tuple(sorted({name for spec in FEATURE_SETS.values() for name, how in spec if how == "raw"}))
+#: The columns an archive keeps as float32 values: features that are not counts, used as
+#: values and as ranks (the package rounds them to float32 too, so both read the same).
+FLOATS = PROPENSITY
 #: The labels an archive keeps, with their stored types: the CAPRI class, DockQ in tenths,
 #: and DockQ itself.
 LABEL_TYPES = {"label": np.uint8, "dockq_label": np.uint8, "dockq": np.float16}
@@ -171,6 +199,10 @@ def archive(features: dict[str, np.ndarray], path: Path) -> None:
         values = np.asarray(values)
         if name in LABEL_TYPES:
             out[name] = values.astype(LABEL_TYPES[name])
+        elif name in FLOATS:
+            if not np.isfinite(values).all():
+                raise ValueError(f"{path.name}: {name} is not finite")
+            out[name] = values.astype(np.float32)
         elif name in RAW:
             if not np.array_equal(values, np.round(values)) or values.min() < 0:
                 raise ValueError(f"{path.name}: {name} is not a count")
@@ -191,7 +223,9 @@ def archive(features: dict[str, np.ndarray], path: Path) -> None:
 def read_archive(path: Path) -> dict[str, np.ndarray]:
     """An archived pool (:func:`archive`) as :func:`pool_features` gives it."""
     with np.load(path) as data:
-        return {k: data[k].astype(np.float64 if k == "dockq" else np.int64) for k in data}
+        return {
+            k: data[k].astype(np.float64 if k == "dockq" or k in FLOATS else np.int64) for k in data
+        }
 
 
 def load(root: Path, names: list[str] | None = None) -> dict[str, dict[str, np.ndarray]]:

@@ -339,6 +339,10 @@ def test_an_archive_keeps_ranks_and_counts_of_any_pool_size(tmp_path, monkeypatc
     features = {name: rng.normal(size=n) for name, how in BLIND if how == "rank"}
     features.update({name: rng.integers(0, 70_000, n) for name, how in BLIND if how == "raw"})
     features["score"][:50] = 1.5  # (ties share their average rank)
+    spec = blind_learned.FEATURE_SETS["propensity"]
+    # propensity: float values (float32, as the package rounds them), used raw and as ranks
+    features.update({name: rng.normal(size=n).astype(np.float32).astype(float)
+                     for name in blind_learned.FLOATS})  # fmt: skip
     dockq = rng.uniform(0, 1, n)
     features.update(label=(dockq >= 0.23).astype(int), dockq_label=np.floor(dockq * 10),
                     dockq=dockq)  # fmt: skip
@@ -346,6 +350,7 @@ def test_an_archive_keeps_ranks_and_counts_of_any_pool_size(tmp_path, monkeypatc
     blind_learned.archive(features, path)
     kept = blind_learned.read_archive(path)
     np.testing.assert_array_equal(feature_matrix(kept, BLIND), feature_matrix(features, BLIND))
+    np.testing.assert_array_equal(feature_matrix(kept, spec), feature_matrix(features, spec))
     np.testing.assert_array_equal(kept["label"], features["label"])
     assert np.load(path)["score"].dtype == (np.uint16 if n < 2**15 else np.uint32)
     # archived again unchanged: the file is not written again; changed: it is rewritten
