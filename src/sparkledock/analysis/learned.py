@@ -11,6 +11,11 @@ shipped as arrays and evaluated here without LightGBM (:data:`MODELS`).
   its interface sizes and standing in its swarm (:data:`BLIND`, :mod:`.features`); fitted on
   blind dockings of training complexes only (``benchmarks/blind_learned.py --export``).
 
+* ``site`` (per residue, not per solution): each residue's log-odds of lying at an
+  interface from its unbound partner's structure (:mod:`.propensity`), fitted on the training
+  complexes' unbound structures (``benchmarks/site_propensity.py --export``); a candidate
+  feature of the blind ranking (``features.interface_propensity``).
+
 Each file records its training complexes, parameters and seeds; several seeds' models are
 summed. A split sends a value to its left child when it is at most the threshold, as
 LightGBM's numerical splits do, so the scores equal LightGBM's predictions (checked against
