@@ -253,13 +253,33 @@ def first_hit(ok: np.ndarray) -> int | None:
     return int(hits[0]) + 1 if len(hits) else None
 
 
+#: LightGBM's ranking objectives take at most this many rows in one query (group).
+QUERY_ROWS = 10_000
+
+
+def queries(n: int) -> list[np.ndarray]:
+    """A pool's rows as LightGBM's queries: all of them, or for a pool over
+    :data:`QUERY_ROWS` representatives (1N2C's blind pool: 13,227) near-equal parts of a
+    seeded permutation, each a random sample of the pool (its features were computed over
+    the whole pool first: ranks within the docking)."""
+    if n <= QUERY_ROWS:
+        return [np.arange(n)]
+    order = np.random.default_rng(n).permutation(n)
+    return np.array_split(order, -(-n // QUERY_ROWS))
+
+
 def fit(pools: dict, names: list[str], params: dict, seeds: int, spec: tuple) -> list:
     """LightGBM rankers (one per seed) on ``names``' representatives, features ``spec``."""
     import lightgbm as lgb
 
-    x = np.concatenate([learned.feature_matrix(pools[n], spec) for n in names])
-    y = np.concatenate([pools[n][LABEL[0]] for n in names])
-    groups = [len(pools[n]["label"]) for n in names]
+    x, y, groups = [], [], []
+    for n in names:
+        rows, labels = learned.feature_matrix(pools[n], spec), pools[n][LABEL[0]]
+        for part in queries(len(labels)):
+            x.append(rows[part])
+            y.append(labels[part])
+            groups.append(len(part))
+    x, y = np.concatenate(x), np.concatenate(y)
     params = dict(params)
     if params.pop("monotone", False):
         params["monotone_constraints"] = [

@@ -406,3 +406,18 @@ def test_the_blind_model_falls_back_outside_its_training_domain(example):
         "learned_blind", replace(setup, ligand=replace(setup.ligand, atoms=dna))
     )
     assert method == "soft_consensus" and why == "the ligand holds nucleic acids"
+
+
+def test_a_pool_too_large_for_one_query_is_split_into_samples(monkeypatch):
+    """LightGBM takes at most 10,000 rows a query: a larger pool becomes near-equal random
+    parts that cover every row once, the same parts every time; a smaller one stays whole."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    sys.modules.pop("blind_learned", None)
+    import blind_learned
+
+    np.testing.assert_array_equal(blind_learned.queries(9_999)[0], np.arange(9_999))
+    parts = blind_learned.queries(25_001)
+    assert len(parts) == 3 and max(map(len, parts)) <= blind_learned.QUERY_ROWS
+    np.testing.assert_array_equal(np.sort(np.concatenate(parts)), np.arange(25_001))
+    again = blind_learned.queries(25_001)
+    assert all(np.array_equal(a, b) for a, b in zip(parts, again, strict=True))
