@@ -19,9 +19,15 @@ from sparkledock.analysis.features import (
     interface_propensity,
     interface_sizes,
 )
-from sparkledock.analysis.learned import Trees, shipped_model
+from sparkledock.analysis.learned import Trees, read_trees
 from sparkledock.analysis.models import complex_coordinates
-from sparkledock.analysis.propensity import AMINO_ACIDS, FEATURES, residue_logodds, residue_table
+from sparkledock.analysis.propensity import (
+    AMINO_ACIDS,
+    FEATURES,
+    MODEL_FILE,
+    residue_logodds,
+    residue_table,
+)
 from sparkledock.cli import example_dir
 from sparkledock.io.lightdock import load_setup, read_poses
 
@@ -56,7 +62,7 @@ def test_residue_table_describes_every_residue_the_same_way_twice(example):
 
 
 def test_the_shipped_site_model_equals_lightgbm_on_stored_residues():
-    trees, record = shipped_model("site")
+    trees, record = read_trees(MODEL_FILE, FEATURES)
     check = record["check"]
     np.testing.assert_allclose(
         trees.predict(np.array(check["rows"])), check["predictions"], rtol=0, atol=1e-9

@@ -11,10 +11,8 @@ shipped as arrays and evaluated here without LightGBM (:data:`MODELS`).
   its interface sizes and standing in its swarm (:data:`BLIND`, :mod:`.features`); fitted on
   blind dockings of training complexes only (``benchmarks/blind_learned.py --export``).
 
-* ``site`` (per residue, not per solution): each residue's log-odds of lying at an
-  interface from its unbound partner's structure (:mod:`.propensity`), fitted on the training
-  complexes' unbound structures (``benchmarks/site_propensity.py --export``); a candidate
-  feature of the blind ranking (``features.interface_propensity``).
+The per-residue interface-propensity model (:mod:`.propensity`) is read by
+:func:`read_trees` too.
 
 Each file records its training complexes, parameters and seeds; several seeds' models are
 summed. A split sends a value to its left child when it is at most the threshold, as
@@ -36,7 +34,6 @@ import numpy as np
 
 from ..molecule.residues import NUCLEOTIDES
 from ..molecule.system import DockingSetup
-from .propensity import FEATURES as SITE_FEATURES
 from .ranks import average_ranks
 
 #: Each model's features in its column order: (name as the ranking's feature dict holds it,
@@ -63,8 +60,6 @@ BLIND = (
 MODELS = {
     "restrained": ("restrained_ranker.json", RESTRAINED),
     "blind": ("blind_ranker.json", BLIND),
-    # per residue of a partner, not per solution: :mod:`.propensity`
-    "site": ("site_propensity.json", tuple((name, "raw") for name in SITE_FEATURES)),
 }
 #: The ranking methods that use a shipped model, and which.
 METHOD_MODELS = {"learned": "restrained", "learned_blind": "blind"}
@@ -144,10 +139,11 @@ def model_hash(model: str = "restrained") -> str:
 
 
 @cache
-def shipped_model(model: str = "restrained") -> tuple[Trees, dict[str, Any]]:
-    """The shipped trees of ``model`` and the record of how they were made (read once)."""
-    name, spec = MODELS[model]
-    data = json.loads(model_bytes(model))
+def read_trees(name: str, features: tuple) -> tuple[Trees, dict[str, Any]]:
+    """The trees of the shipped file ``data/<name>`` and the record of how they were made
+    (read once); refused unless the file's columns are ``features`` (names, or (name, how)
+    pairs as :data:`MODELS` gives them; a file written with names only is checked by name)."""
+    data = json.loads(resources.files("sparkledock").joinpath(f"data/{name}").read_bytes())
     arrays = data["trees"]
     trees = Trees(
         feature=np.asarray(arrays["feature"], dtype=np.int64),
@@ -158,10 +154,17 @@ def shipped_model(model: str = "restrained") -> tuple[Trees, dict[str, Any]]:
         roots=np.asarray(arrays["roots"], dtype=np.int64),
     )
     written = [f if isinstance(f, str) else tuple(f) for f in data["features"]]
-    expected = [n for n, _ in spec] if isinstance(written[0], str) else list(spec)
+    by_name = isinstance(written[0], str)
+    expected = [f[0] if by_name and not isinstance(f, str) else f for f in features]
     if written != expected:
         raise ValueError(f"{name}: features {data['features']} are not {expected}")
     return trees, {k: v for k, v in data.items() if k != "trees"}
+
+
+def shipped_model(model: str = "restrained") -> tuple[Trees, dict[str, Any]]:
+    """The shipped trees of ``model`` and the record of how they were made (read once)."""
+    name, spec = MODELS[model]
+    return read_trees(name, spec)
 
 
 def percentiles(values: np.ndarray) -> np.ndarray:

@@ -23,6 +23,7 @@ from scipy.spatial import cKDTree
 
 from ..molecule.structure import Atoms
 from ..preparation.surface import atom_sasa
+from .learned import read_trees
 
 AMINO_ACIDS = (
     "ALA", "ARG", "ASN", "ASP", "CYS", "GLN", "GLU", "GLY", "HIS", "ILE",
@@ -61,6 +62,10 @@ FEATURES = (
     "patch_negative", "patch_aromatic", "patch_exposure", "patch_b_factor_z",
     "log_residues",
 )  # fmt: skip
+
+
+#: The shipped model (``data/``).
+MODEL_FILE = "site_propensity.json"
 
 
 def _zscores(values: np.ndarray) -> np.ndarray:
@@ -134,7 +139,5 @@ def residue_table(atoms: Atoms) -> np.ndarray:
 def residue_logodds(atoms: Atoms) -> np.ndarray:
     """Each residue's log-odds of lying at an interface, by the shipped model (trees learned
     on training complexes: ``data/site_propensity.json``)."""
-    from .learned import shipped_model
-
-    trees, _ = shipped_model("site")
+    trees, _ = read_trees(MODEL_FILE, FEATURES)
     return trees.predict(residue_table(atoms))
