@@ -43,6 +43,10 @@ GRID = [
 ]  # fmt: skip
 
 
+#: ``--threads``: LightGBM's threads per fit (its deterministic mode: the same trees).
+THREADS = [2]
+
+
 def interface_labels(target: Path, keys: list[tuple[int, str]], mine: str, other: str):
     """Per residue key (number, insertion code) of chain ``mine``: at the interface of the
     bound complex ``target`` (1) or not (0), and whether the bound chain has it at all
@@ -134,9 +138,6 @@ def fit(data: dict, names: list[str], params: dict, seed: int = 0):
         n_jobs=THREADS[0],
     )  # fmt: skip
     return model.fit(np.concatenate(x), np.concatenate(y))
-
-
-THREADS = [2]
 
 
 def logodds(model, rows: np.ndarray) -> np.ndarray:

@@ -13,6 +13,7 @@ from ..molecule.pose import EXTENTS_START, deform
 from ..molecule.residues import NUCLEOTIDES
 from ..molecule.system import DockingSetup
 from .models import complex_coordinates
+from .propensity import residue_logodds
 
 #: Residues whose C-alpha atoms (C4' for nucleotides) are this close (Å) across the
 #: interface are in contact for the interface-size features (a residue-level interface, as
@@ -107,8 +108,6 @@ def interface_propensity(
     them), and their sum; a partner without interface residues counts its mean over all
     residues. ``logodds``: each partner's residues' values (default: the shipped model's;
     training pools pass out-of-fold ones). Rounded to float32, as archives keep them."""
-    from .propensity import residue_logodds
-
     if logodds is None:
         logodds = residue_logodds(setup.receptor.atoms), residue_logodds(setup.ligand.atoms)
     rec, lig = (np.asarray(v, dtype=np.float64) for v in logodds)
