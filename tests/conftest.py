@@ -101,3 +101,13 @@ def setups():
         return cache[name]
 
     return get
+
+
+@pytest.fixture(scope="session")
+def example_poses():
+    """The packaged example's setup and its first 24 poses (a small docking's solutions)."""
+    from sparkledock.cli import example_dir
+    from sparkledock.io.lightdock import load_setup, read_poses
+
+    setup = load_setup(example_dir())
+    return setup, read_poses(example_dir() / "poses.dat", setup.layout)[:24]

@@ -32,16 +32,14 @@ from sparkledock.analysis.learned import (
 )
 from sparkledock.analysis.models import complex_coordinates
 from sparkledock.cli import example_dir
-from sparkledock.io.lightdock import load_setup, read_poses
 from sparkledock.scoring.prepared import score_poses
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
 @pytest.fixture(scope="module")
-def example():
-    setup = load_setup(example_dir())
-    poses = read_poses(example_dir() / "poses.dat", setup.layout)[:24]
+def example(example_poses):
+    setup, poses = example_poses
     swarm = np.repeat(np.arange(4), 6)
     score = score_poses(setup, poses)
     return setup, poses, swarm, score

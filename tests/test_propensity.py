@@ -28,17 +28,13 @@ from sparkledock.analysis.propensity import (
     residue_logodds,
     residue_table,
 )
-from sparkledock.cli import example_dir
-from sparkledock.io.lightdock import load_setup, read_poses
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
 @pytest.fixture(scope="module")
-def example():
-    setup = load_setup(example_dir())
-    poses = read_poses(example_dir() / "poses.dat", setup.layout)[:24]
-    return setup, poses
+def example(example_poses):
+    return example_poses
 
 
 def test_residue_table_describes_every_residue_the_same_way_twice(example):
