@@ -18,10 +18,13 @@ Modes:
   held-out complexes and their mean reciprocal rank, next to ``soft_consensus`` and ``dfire``
   on the same complexes. The chosen set (most top-10 successes, then top 5, top 1, MRR) is
   printed.
-  ``--features`` names the feature sets (:data:`FEATURE_SETS`) the choice ranges over.
-* ``--export PATH``: the ranker fitted on every training pool with the chosen parameters
-  and feature set (``--params`` as JSON with one ``--features``, else the
-  cross-validation's choice), as the package reads it.
+  ``--features`` names the feature sets (:data:`FEATURE_SETS`) the choice ranges over,
+  ``--diversity`` the radii of the diversity step (:data:`DIVERSITY`: near-duplicates in
+  the head of the learned order moved back), ``--params`` (JSON) one parameter set instead
+  of the grid.
+* ``--export PATH``: the ranker fitted on every training pool with the chosen parameters,
+  feature set and diversity radius (``--params`` with one ``--features`` and at most one
+  ``--diversity``: as given; else the cross-validation's choice), as the package reads it.
 * ``--evaluate POOLS``: the shipped model applied to other pools (the twenty's), next to
   ``soft_consensus``, ``dfire`` and LightDock's published blind result, in one table.
 
@@ -47,9 +50,16 @@ from dock_accuracy import lightdock_published
 from restrained_learned import capri_label
 from sparkledock.analysis import learned
 from sparkledock.analysis.features import PROPENSITY, interface_propensity, solution_features
-from sparkledock.analysis.ranking import order
+from sparkledock.analysis.ranking import (
+    diverse,
+    landmark_atoms,
+    landmarks,
+    model_diversity,
+    order,
+)
 from sparkledock.analysis.ranks import average_ranks
 from sparkledock.io.lightdock import load_setup
+from sparkledock.molecule.pose import ROTATION, TRANSLATION, rotate_lightdock
 
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parent.parent / "shared"
@@ -126,6 +136,14 @@ LABEL = ["label"]
 LINEAR = [False]
 #: ``--threads``: LightGBM's threads per fit (its deterministic mode: the same trees).
 THREADS = [1]
+#: The diversity steps the cross-validation chooses among with the parameters: landmark RMSD
+#: radii (Å; 0: none) within which a representative in the first :data:`HEAD` of the
+#: learned order is moved behind a better one (``ranking.diverse``; the package applies the
+#: exported model's choice, ``learned.diversity``). 10-12 Å lifted the top 10 on 101 pools
+#: in exploration (docs/performance.md, "sixth part").
+DIVERSITY = (0.0, 6.0, 8.0, 10.0, 12.0, 15.0)
+#: How far down the learned order the diversity step looks.
+HEAD = 300
 
 
 def site_oof(name: str) -> tuple[np.ndarray, np.ndarray] | None:
@@ -160,12 +178,63 @@ def pool_features(folder: Path) -> dict[str, np.ndarray]:
         tmp = cache.with_suffix(".tmp.npz")
         np.savez(tmp, **features)
         tmp.replace(cache)
+    features.update(pool_geometry(folder, pool["pose"]))
     features["label"] = capri_label(pool)
     # a graded alternative (``--label dockq``): DockQ in tenths, so near-misses teach too
     features["dockq_label"] = np.clip(np.floor(pool["dockq"] * 10), 0, 10).astype(int)
     features["dockq"] = pool["dockq"]
     return features
 
+
+def pool_geometry(folder: Path, poses: np.ndarray) -> dict[str, np.ndarray]:
+    """What the diversity step reads (cached in ``marks.npz``): every representative's
+    landmarks as the package computes them (``marks``: ligand C-alphas moved by the whole
+    pose, normal modes included), and for archives their rigid part: the pose's translation
+    and quaternion (``pose_t``, ``pose_q``) and the landmarks' coordinates on the undeformed,
+    unmoved ligand (``landmark_xyz``), from which :func:`pool_marks` rebuilds them."""
+    cache = folder / "marks.npz"
+    if cache.is_file():
+        with np.load(cache) as kept:
+            return {k: kept[k] for k in kept}
+    setup = load_setup(folder / "dock" / "setup")
+    atoms = landmark_atoms(setup)
+    rest = np.zeros((1, setup.layout.size))
+    rest[0, ROTATION.start] = 1.0  # the identity: the ligand where the setup left it
+    out = {
+        "marks": landmarks(setup, poses, atoms),
+        "pose_t": poses[:, TRANSLATION],
+        "pose_q": poses[:, ROTATION],
+        "landmark_xyz": landmarks(setup, rest, atoms).reshape(-1, 3),
+    }
+    tmp = cache.with_suffix(".tmp.npz")
+    np.savez(tmp, **out)
+    tmp.replace(cache)
+    return out
+
+
+def pool_marks(pool: dict[str, np.ndarray]) -> np.ndarray:
+    """(N, K·3) landmarks of a pool's representatives: the exact ones of a pool folder, or
+    an archive's rigid rebuild (the ligand's normal-mode deformation left out: its landmarks
+    move by a few tenths of an Å, against diversity radii of 6 Å or more)."""
+    if "marks" in pool:
+        return pool["marks"]
+    q = pool["pose_q"] / np.linalg.norm(pool["pose_q"], axis=1, keepdims=True)
+    moved = rotate_lightdock(q[:, None, :], pool["landmark_xyz"][None]) + pool["pose_t"][:, None]
+    return moved.reshape(len(q), -1)
+
+
+def diversified(pool: dict[str, np.ndarray], ranked: np.ndarray, radius: float) -> np.ndarray:
+    """``ranked`` with the diversity step of ``radius`` Å over its first :data:`HEAD` (the
+    package's ``ranking.model_diversity``)."""
+    if not radius:
+        return ranked
+    return np.concatenate([diverse(pool_marks(pool), ranked[:HEAD], radius), ranked[HEAD:]])
+
+
+#: Geometry an archive keeps for the diversity step (:func:`pool_geometry`), with its
+#: stored types: the pose's rigid part per representative at half precision (0.03 Å in a
+#: translation of 60 Å), the pool's landmarks on the unmoved ligand as float32.
+GEOMETRY = {"pose_t": np.float16, "pose_q": np.float16, "landmark_xyz": np.float32}
 
 #: The columns an archive (:func:`archive`) keeps as they are: the features some set uses as
 #: values (all of them counts). Every other feature is used only through its rank within the
@@ -197,7 +266,11 @@ def archive(features: dict[str, np.ndarray], path: Path) -> None:
     out = {}
     for name, values in features.items():
         values = np.asarray(values)
-        if name in LABEL_TYPES:
+        if name == "marks":  # (rebuilt from the rigid part: pool_marks)
+            continue
+        if name in GEOMETRY:
+            out[name] = values.astype(GEOMETRY[name])
+        elif name in LABEL_TYPES:
             out[name] = values.astype(LABEL_TYPES[name])
         elif name in FLOATS:
             if not np.isfinite(values).all():
@@ -224,7 +297,8 @@ def read_archive(path: Path) -> dict[str, np.ndarray]:
     """An archived pool (:func:`archive`) as :func:`pool_features` gives it."""
     with np.load(path) as data:
         return {
-            k: data[k].astype(np.float64 if k == "dockq" or k in FLOATS else np.int64) for k in data
+            k: data[k].astype(np.float64 if k in ("dockq", *FLOATS, *GEOMETRY) else np.int64)
+            for k in data
         }
 
 
@@ -358,33 +432,49 @@ def folds(names: list[str], k: int, shuffle: int = 0) -> list[list[str]]:
 
 
 def cross_validate(
-    pools: dict, k: int, seeds: int, repeats: int = 1, sets: tuple[str, ...] = ("shipped",)
-) -> tuple[dict, str]:
-    """Every :data:`GRID` set with every feature set of ``sets`` (:data:`FEATURE_SETS`)
-    cross-validated by complex (``repeats`` shufflings of the complexes into ``k`` folds,
-    means reported); the chosen parameters and feature set (most top-10 successes, then
-    top 5, top 1, MRR, on the means)."""
+    pools: dict,
+    k: int,
+    seeds: int,
+    repeats: int = 1,
+    sets: tuple[str, ...] = ("shipped",),
+    radii: tuple[float, ...] = (0.0,),
+    grid: list[dict] | None = None,
+) -> tuple[dict, str, float]:
+    """Every :data:`GRID` set with every feature set of ``sets`` (:data:`FEATURE_SETS`) and
+    every diversity radius of ``radii`` (:func:`diversified`) cross-validated by complex
+    (``repeats`` shufflings of the complexes into ``k`` folds, means reported); the chosen
+    parameters, feature set and radius (most top-10 successes, then top 5, top 1, MRR, on
+    the means). ``grid``: the parameter sets (default :data:`GRID`)."""
+    if any(radii) and any("pose_q" not in p and "marks" not in p for p in pools.values()):
+        raise SystemExit("diversity radii need pools archived with their poses (pose_q)")
     names = sorted(pools)
     print(f"{len(names)} training complexes, {k} folds by complex × {repeats}, {seeds} seeds\n")
     print("| ranking | top 1 / 5 / 10 / 100 | MRR |\n|---|---|---|")
     for method in ("dfire", "soft_consensus"):
         print(f"| {method} | {summary({n: baseline(pools[n], method) for n in names})} |")
     results = []
-    for chosen_set, params in itertools.product(sets, GRID):
+    for chosen_set, params in itertools.product(sets, grid or GRID):
         spec = FEATURE_SETS[chosen_set]
-        runs = []
+        runs: dict[float, list] = {r: [] for r in radii}
         for shuffle in range(repeats):
-            got = {}
+            got: dict[float, dict] = {r: {} for r in radii}
             for held in folds(names, k, shuffle):
                 models = fit(pools, [n for n in names if n not in held], params, seeds, spec)
                 for n in held:
-                    x = learned.feature_matrix(pools[n], spec)
-                    got[n] = firsts(pools[n], sum(m.predict(x) for m in models))
-            runs.append(got)
+                    key = sum(m.predict(learned.feature_matrix(pools[n], spec)) for m in models)
+                    ranked = np.lexsort((np.arange(len(key)), -key))
+                    for r in radii:
+                        hits = pools[n]["label"][diversified(pools[n], ranked, r)] >= 1
+                        got[r][n] = first_hit(hits)
+            for r in radii:
+                runs[r].append(got[r])
         label = ", ".join(f"{k}={v}" for k, v in params.items() if k in SHOWN)
-        print(f"| learned ({chosen_set}; {label}) | {mean_summary(runs)} |", flush=True)
-        tops = [mean_successes(runs, n) for n in (10, 5, 1)]
-        results.append(((*tops, mean_mrr(runs)), params, chosen_set))
+        for r in radii:
+            step = f", diversity {r:g} Å" if r else ""
+            row = f"| learned ({chosen_set}; {label}{step}) | {mean_summary(runs[r])} |"
+            print(row, flush=True)
+            tops = [mean_successes(runs[r], n) for n in (10, 5, 1)]
+            results.append(((*tops, mean_mrr(runs[r])), params, chosen_set, r))
     for c in (0.01, 0.1, 1.0) if LINEAR[0] else ():
         got = {}
         for held in folds(names, k):
@@ -393,12 +483,16 @@ def cross_validate(
                 x = learned.feature_matrix(pools[n], learned.BLIND)
                 got[n] = firsts(pools[n], model.decision_function(x))
         print(f"| logistic regression (C={c}; compared, not exported) | {summary(got)} |")
-    _, best, best_set = max(results, key=lambda r: r[0])
-    print(f"\nchosen: {json.dumps(best)}, features {best_set}")
-    return best, best_set
+    _, best, best_set, radius = max(results, key=lambda r: r[0])
+    print(f"\nchosen: {json.dumps(best)}, features {best_set}, diversity {radius:g} Å")
+    return best, best_set, radius
 
 
-def export(path: Path, pools: dict, params: dict, seeds: int, cv: str, spec: tuple) -> None:
+def export(
+    path: Path, pools: dict, params: dict, seeds: int, cv: str, spec: tuple, radius: float = 0.0
+) -> None:
+    """The ranker fitted on every pool of ``pools``, written as the package reads it, with
+    its diversity step (``radius`` Å over the first :data:`HEAD`; none for 0)."""
     import lightgbm
 
     names = sorted(pools)
@@ -407,7 +501,7 @@ def export(path: Path, pools: dict, params: dict, seeds: int, cv: str, spec: tup
     # trees must order them as LightGBM does)
     check = learned.feature_matrix(pools[names[0]], spec)[:64]
     record = {
-        "what": "blind ranking learned on training complexes (LightGBM lambdarank)",
+        "what": f"blind ranking learned on training complexes (LightGBM {params['objective']})",
         "command": "python benchmarks/blind_learned.py POOLS --export PATH",
         "lightgbm": lightgbm.__version__,
         "features": [list(f) for f in spec],
@@ -421,6 +515,7 @@ def export(path: Path, pools: dict, params: dict, seeds: int, cv: str, spec: tup
             "rows": check.tolist(),
             "predictions": sum(m.predict(check) for m in models).tolist(),
         },
+        **({"diversity": {"radius_a": radius, "head": HEAD}} if radius else {}),
         "trees": learned.trees_from_lightgbm([m.booster_.dump_model() for m in models]),
     }
     path.write_text(json.dumps(record, separators=(",", ":")) + "\n")
@@ -432,10 +527,12 @@ def evaluate(pools: dict) -> None:
     rows = {}
     for name, pool in pools.items():
         key = learned.learned_key(pool, "blind")
+        ranked = model_diversity(pool_marks(pool), np.lexsort((np.arange(len(key)), -key)), "blind")
         folder = SHARED / ("bench" if (SHARED / "bench" / name).is_dir() else "bench5") / name
         published = lightdock_published(folder, "lightdock_bm5_BLIND.list")
         rows[name] = (
-            baseline(pool, "dfire"), baseline(pool, "soft_consensus"), firsts(pool, key),
+            baseline(pool, "dfire"), baseline(pool, "soft_consensus"),
+            first_hit(pool["label"][ranked] >= 1),
             published, first_hit(pool["label"] >= 1),
         )  # fmt: skip
     print("| complex | dfire | soft_consensus | learned | LightDock top 10 | pool |")
@@ -474,6 +571,11 @@ def main(argv: list[str] | None = None) -> None:
         help="write each pool's features and labels here (<C>.npz; :func:`archive`) and stop",
     )  # fmt: skip
     p.add_argument(
+        "--diversity", nargs="+", type=float,
+        help="diversity radii (Å, 0: none) to cross-validate (default: DIVERSITY); with "
+        "--params the one to export (default 0: none)",
+    )  # fmt: skip
+    p.add_argument(
         "--features", nargs="+", choices=sorted(FEATURE_SETS), default=["shipped"],
         help="feature sets to cross-validate (with --params: the one to export)",
     )  # fmt: skip
@@ -491,21 +593,28 @@ def main(argv: list[str] | None = None) -> None:
             archive(features, args.archive / f"{name}.npz")
         print(f"archived {len(pools)} pools in {args.archive}")
         return
-    if args.params:
-        if len(args.features) != 1:
-            p.error("--params exports one feature set: give one --features")
-        params, how, chosen_set = json.loads(args.params), args.chosen_by, args.features[0]
-    else:
+    given = json.loads(args.params) if args.params else None
+    if given is not None and len(args.features) != 1:
+        p.error("--params fits one feature set: give one --features")
+    if given is not None and len(args.diversity or [0.0]) == 1 and args.export:
+        # the parameters, features and radius given: exported as they are
+        params, how, chosen_set = given, args.chosen_by, args.features[0]
+        radius = (args.diversity or [0.0])[0]
+    else:  # cross-validated: over GRID (or the one set given) and the radii
         k = min(args.folds, len(pools))
-        params, chosen_set = cross_validate(
-            pools, k, args.seeds, args.repeats, tuple(args.features)
-        )
+        radii = args.diversity or list(DIVERSITY)
+        params, chosen_set, radius = cross_validate(
+            pools, k, args.seeds, args.repeats, tuple(args.features), tuple(radii),
+            None if given is None else [given],
+        )  # fmt: skip
+        over = "GRID" if given is None else f"the given parameters ({args.chosen_by})"
         how = (
-            f"{k}-fold cross-validation by complex, {args.repeats} shuffling(s), over GRID "
-            f"and the feature sets {', '.join(args.features)}"
+            f"{k}-fold cross-validation by complex, {args.repeats} shuffling(s), {args.seeds} "
+            f"seed(s), over {over}, the feature sets {', '.join(args.features)} and the "
+            f"diversity radii {', '.join(f'{r:g}' for r in radii)} Å, on {len(pools)} pools"
         )
     if args.export:
-        export(args.export, pools, params, args.seeds, how, FEATURE_SETS[chosen_set])
+        export(args.export, pools, params, args.seeds, how, FEATURE_SETS[chosen_set], radius)
 
 
 if __name__ == "__main__":

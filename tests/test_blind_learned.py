@@ -255,11 +255,13 @@ def test_training_script_runs_end_to_end_on_two_tiny_training_complexes(
         "min_child_samples": 1,
     }
 
-    def export(source: Path, out: Path, features: str = "shipped", **more) -> dict:
+    def export(
+        source: Path, out: Path, features: str = "shipped", extra: tuple = (), **more
+    ) -> dict:
         """The model fitted by the script on ``source``'s pools, as it wrote it to ``out``."""
         blind_learned.main(
             [str(source), "--params", json.dumps({**params, **more}), "--seeds", "1",
-             "--features", features, "--export", str(out)]
+             "--features", features, "--export", str(out), *extra]
         )  # fmt: skip
         return json.loads(out.read_text())
 
@@ -269,7 +271,7 @@ def test_training_script_runs_end_to_end_on_two_tiny_training_complexes(
     trees = Trees(**arrays)
     got = trees.predict(np.array(record["check"]["rows"]))
     np.testing.assert_allclose(got, record["check"]["predictions"], rtol=0, atol=1e-9)
-    assert (pools / "2OOB" / "features.npz").is_file()
+    assert (pools / "2OOB" / "features.npz").is_file() and "diversity" not in record
     # another feature set: its extra re-score (pyDock electrostatics) cached and exported
     other = tmp_path / "elec.json"
     record = export(pools, other, "electrostatics")
@@ -292,6 +294,27 @@ def test_training_script_runs_end_to_end_on_two_tiny_training_complexes(
     redone = export(archived, again, "electrostatics")
     assert (redone["trees"], redone["check"]) == (record["trees"], record["check"])
     from_pools, from_archives = blind_learned.load(pools), blind_learned.load(archived)
+    # the diversity step's landmarks: exact from the pool folders; rebuilt from an archive's
+    # rigid part (the ligand's normal modes left out), equal to the exact ones of the same
+    # poses without the ligand's deformation, to half precision
+    from sparkledock.analysis.ranking import landmark_atoms, landmarks
+    from sparkledock.io.lightdock import load_setup
+
+    for name, pool in from_pools.items():
+        setup = load_setup(pools / name / "dock" / "setup")
+        poses = np.load(pools / name / "pool.npz")["pose"]
+        atoms = landmark_atoms(setup)
+        exact = landmarks(setup, poses, atoms)
+        np.testing.assert_array_equal(blind_learned.pool_marks(pool), exact)
+        rigid = poses.copy()
+        rigid[:, setup.layout.lig_extents] = 0.0
+        kept = blind_learned.pool_marks(from_archives[name])
+        np.testing.assert_allclose(kept, landmarks(setup, rigid, atoms), rtol=0, atol=0.05)
+        assert np.abs(kept - pool["marks"]).max() > 0.05  # (the modes moved the ligand)
+    # a diversity step exported with the model, as the package reads it
+    stepped = export(archived, tmp_path / "stepped.json", extra=("--diversity", "10"))
+    assert stepped["diversity"] == {"radius_a": 10.0, "head": blind_learned.HEAD}
+    assert stepped["trees"] == export(archived, tmp_path / "plain.json")["trees"]
     for name, pool in from_pools.items():
         kept = from_archives[name]
         np.testing.assert_array_equal(kept["label"], pool["label"])
@@ -419,3 +442,60 @@ def test_a_pool_too_large_for_one_query_is_split_into_samples(monkeypatch):
     np.testing.assert_array_equal(np.sort(np.concatenate(parts)), np.arange(25_001))
     again = blind_learned.queries(25_001)
     assert all(np.array_equal(a, b) for a, b in zip(parts, again, strict=True))
+
+
+def test_a_model_diversity_step_moves_near_duplicates_back_in_its_head_only(monkeypatch):
+    """A model file's ``diversity`` (radius, head) is read by ``learned.diversity`` and
+    applied by ``ranking.model_diversity`` to the first ``head`` of the order: within it a
+    solution closer than the radius to a better one follows the others; the tail is kept.
+    A model without the step leaves the order as it is."""
+    from sparkledock.analysis import learned, ranking
+
+    trees, record = shipped_model("blind")
+    monkeypatch.setattr(
+        learned,
+        "shipped_model",
+        lambda model="blind": (trees, {**record, "diversity": {"radius_a": 2.0, "head": 4}}),
+    )
+    assert learned.diversity("blind") == (2.0, 4)
+    # one landmark per solution: 0 and 1 coincide, 2 is 1.5 Å from 0, 3 is 3 Å away;
+    # 5 (beyond the head) duplicates 4
+    marks = np.array([[0, 0, 0], [0, 0, 0.5], [1.5, 0, 0], [3, 0, 0], [9, 0, 0], [9, 0, 0]])
+    index = np.arange(6)
+    got = ranking.model_diversity(marks.astype(float), index, "blind")
+    np.testing.assert_array_equal(got, [0, 3, 1, 2, 4, 5])
+    monkeypatch.setattr(learned, "shipped_model", lambda model="blind": (trees, record))
+    expected = None if "diversity" not in record else learned.diversity("blind")
+    assert learned.diversity("blind") == expected
+    if expected is None:
+        np.testing.assert_array_equal(ranking.model_diversity(marks, index, "blind"), index)
+
+
+def test_rerank_applies_the_blind_models_diversity_step(example, monkeypatch):
+    """``rerank(..., "learned_blind")`` is the model's order with its diversity step over
+    the head (here every representative, radius 25 Å), as ``ranking.diverse`` gives it."""
+    from sparkledock.analysis import ranking
+    from sparkledock.io.lightdock import GSOOutput
+
+    setup, poses, swarm, score = example
+    chosen = {}
+    for s in range(4):
+        rows = swarm == s
+        n = int(rows.sum())
+        data = GSOOutput(
+            poses=poses[rows], luciferin=np.zeros(n), neighbors=np.zeros(n, dtype=int),
+            vision_range=np.zeros(n), scores=score[rows],
+        )  # fmt: skip
+        chosen[s] = (data, list(range(n)))
+    monkeypatch.setattr(ranking, "diversity", lambda model: None)
+    plain = ranking.rerank(setup, chosen, "learned_blind")
+    monkeypatch.setattr(ranking, "diversity", lambda model: (25.0, 1000))
+    stepped = ranking.rerank(setup, chosen, "learned_blind")
+    pose_of = np.array([r.pose for r in plain])
+    marks = ranking.landmarks(setup, pose_of, ranking.landmark_atoms(setup))
+    expected = ranking.diverse(marks, np.arange(len(plain)), 25.0)
+    assert [(r.swarm, r.glowworm) for r in stepped] == [
+        (plain[i].swarm, plain[i].glowworm) for i in expected
+    ]
+    assert sorted(expected.tolist()) == list(range(len(plain)))
+    assert expected.tolist() != list(range(len(plain)))  # (the step moved some)

@@ -191,6 +191,18 @@ def learned_key(features: dict[str, np.ndarray], model: str = "restrained") -> n
     return trees.predict(feature_matrix(features, MODELS[model][1]))
 
 
+def diversity(model: str = "blind") -> tuple[float, int] | None:
+    """The shipped ``model``'s diversity step, or None: (radius in Å of landmark RMSD, head):
+    within the first ``head`` of its order, a solution that close to a better one is moved
+    behind the others (:func:`.ranking.diverse`), so swarms converged on one site fill one
+    place near the top. Chosen with the model by cross-validation on training complexes and
+    recorded in its file (``"diversity"``), so the model's hash covers it."""
+    step = shipped_model(model)[1].get("diversity")
+    if not step:
+        return None
+    return float(step["radius_a"]), int(step["head"])
+
+
 def outside(setup: DockingSetup) -> str | None:
     """Why ``setup`` lies outside the training domain of the blind model (protein-protein
     dockings, no membrane, no ``--paratope``), or None."""

@@ -89,6 +89,7 @@ from ..molecule.restraints import Restraints
 from ..molecule.system import DockingSetup
 from .features import CONTACTS, INTERFACE, SWARM, solution_features
 from .filter import satisfaction
+from .learned import METHOD_MODELS, diversity, in_domain, learned_key
 from .models import complex_coordinates
 from .rank import Ranked, rank_glowworms
 from .ranks import ranks, tied_ranks
@@ -247,8 +248,6 @@ def _key(method: str, features: dict[str, np.ndarray]) -> np.ndarray:
     if method == "restraints":  # the score's and the satisfaction's ranks, equal weights
         return -(ranks(score) + tied_ranks(features["satisfaction"]))
     if method in ("learned", "learned_blind"):  # trees fitted on training complexes (.learned)
-        from .learned import METHOD_MODELS, learned_key
-
         return learned_key(features, METHOD_MODELS[method])
     consensus = -(ranks(score) + ranks(features["dfire_soft"]) + ranks(features["mj3h"]))
     if method == "soft_consensus":  # the mean of the three ranks, equal weights
@@ -318,6 +317,16 @@ def diverse(
     return np.array(leaders + rest, dtype=np.int64)
 
 
+def model_diversity(marks: np.ndarray, index: np.ndarray, model: str) -> np.ndarray:
+    """``index`` (a learned model's order) with the model's own diversity step applied to its
+    head (:func:`.learned.diversity`; unchanged for a model without one)."""
+    step = diversity(model)
+    if step is None:
+        return index
+    radius, head = step
+    return np.concatenate([diverse(marks, index[:head], radius), index[head:]])
+
+
 def order(method: str, features: dict[str, np.ndarray]) -> np.ndarray:
     """Indices of the representatives, best first, by ``method`` (:data:`NEEDS`):
     ``features`` holds ``score`` and what the method needs, one value per representative.
@@ -354,8 +363,6 @@ def rerank(
     ranked = rank_glowworms(chosen)
     if (method == "dfire" and not diversify) or len(ranked) < 2:
         return ranked
-    from .learned import in_domain
-
     method, why = in_domain(method, setup)
     if why is not None:
         warnings.warn(
@@ -395,6 +402,8 @@ def rerank(
             )
         features["paratope"] = paratope_share(setup, poses, cdrs)
     index = order(method, features)
+    if method in METHOD_MODELS:
+        index = model_diversity(marks, index, METHOD_MODELS[method])
     if diversify:
         index = diverse(marks, index)
     return [ranked[i] for i in index]
