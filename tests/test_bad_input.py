@@ -139,6 +139,31 @@ def test_modified_residues_read_as_their_parents(tmp_path):
     assert len(load_setup(out).receptor.atoms) == len(reference)
 
 
+def test_selenomethionine_named_met_reads_its_selenium_as_sd(tmp_path):
+    """A MET whose SD is an SE atom (a selenomethionine renamed MET, as in 1KKL's unbound
+    receptor): read as MET's SD with one warning naming it, so DFIRE types it; the same
+    atoms, names and coordinates as the file with SD."""
+    lines = REC.read_text().splitlines()
+    met = next(int(ln[22:26]) for ln in lines if ln.startswith("ATOM") and ln[17:20] == "MET")
+    swapped = [
+        ln[:12] + "SE  " + ln[16:76] + "SE"
+        if ln.startswith("ATOM") and int(ln[22:26]) == met and ln[12:16] == " SD "
+        else ln
+        for ln in lines
+    ]
+    path = tmp_path / "se.pdb"
+    path.write_text("\n".join(swapped) + "\n")
+    assert path.read_text() != REC.read_text()
+    with pytest.warns(ModifiedResidueWarning, match=rf"SE atom of MET A\.{met} .*as SD"):
+        atoms = clean(read_structure(path))
+    reference = clean(read_structure(REC))
+    assert list(atoms.atom_name) == list(reference.atom_name)
+    assert np.array_equal(atoms.coords, reference.coords)
+    with pytest.warns(ModifiedResidueWarning):
+        out = prepare_setup(path, LIG, tmp_path / "s", options=SetupOptions(glowworms=4, swarms=2))
+    assert len(load_setup(out).receptor.atoms) == len(reference)
+
+
 def test_receptor_of_hetero_groups_only(tmp_path, capsys):
     (tmp_path / "het.pdb").write_text(REC.read_text().replace("ATOM  ", "HETATM"))
     _one_line_error(

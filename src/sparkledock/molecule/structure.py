@@ -356,7 +356,9 @@ def map_modified_residues(atoms: Atoms, source: str = "structure") -> Atoms:
     their parent amino acid, and modified nucleotides (PSU, 5MC, OMG, ... and force-field
     spellings such as RA or DA5: :data:`MODIFIED_NUCLEOTIDES`) their parent nucleotide, as
     docking users expect: renamed, marked ATOM, keeping the atoms the parent has (MSE's SE
-    becomes SD). One warning names them."""
+    becomes SD). One warning names them. A selenomethionine already named MET (its SE atom
+    kept, as some deposited and prepared files have it) has its SE read as SD too."""
+    atoms = _selenium_as_sulphur(atoms, source)
     names = atoms.res_name.astype(str)
     modified = np.isin(names, list(_PARENTS))
     if not modified.any():
@@ -387,6 +389,36 @@ def map_modified_residues(atoms: Atoms, source: str = "structure") -> Atoms:
     )
     mapped = replace(atoms, res_name=res_name, atom_name=atom_name, hetero=hetero)
     return mapped.select(keep)
+
+
+def _selenium_as_sulphur(atoms: Atoms, source: str) -> Atoms:
+    """MET residues whose SD is an SE atom (selenomethionine renamed MET, its selenium left):
+    the SE read as SD, as MSE's is, with one warning naming them; a MET that has both keeps
+    its SD and loses the SE."""
+    selenium = (atoms.res_name.astype(str) == "MET") & (atoms.atom_name.astype(str) == "SE")
+    if not selenium.any():
+        return atoms
+    atom_name = atoms.atom_name.copy()
+    atom_name[selenium] = "SD"
+    found = {
+        f"MET {c}.{n}{s}"
+        for c, n, s in zip(
+            atoms.chain[selenium], atoms.res_seq[selenium], atoms.ins_code[selenium], strict=True
+        )
+    }
+    warnings.warn(
+        f"{source}: read the SE atom of {_listed(found)} (selenomethionine named MET) as SD",
+        ModifiedResidueWarning,
+        stacklevel=4,
+    )
+    # a residue with both an SD and an SE: the SD stays, the SE goes
+    met = atoms.res_name.astype(str) == "MET"
+    sd = np.flatnonzero(met & (atoms.atom_name.astype(str) == "SD"))
+    has_sd = set(zip(atoms.chain[sd], atoms.res_seq[sd], atoms.ins_code[sd], strict=True))
+    keep = np.ones(len(atoms), dtype=bool)
+    for i in np.flatnonzero(selenium):
+        keep[i] = (atoms.chain[i], atoms.res_seq[i], atoms.ins_code[i]) not in has_sd
+    return replace(atoms, atom_name=atom_name).select(keep)
 
 
 def hydrogen_mask(atoms: Atoms) -> np.ndarray:
