@@ -14,11 +14,6 @@ the learned ranking, issue 36); the satisfaction features are then absent.
 With ``--early-steps``, the pools of earlier snapshots are recorded too (``pool_<step>.npz``,
 their glowworms re-scored exactly), so shorter runs can be judged from the same docking.
 
-A residue without its C-alpha at a chain's end (the lone N atom a cut chain leaves, in six
-training complexes' unbound files) cannot be a normal-mode node, and the package refuses it
-(``molecule.anm``); such end fragments are removed from a copy of the input before docking
-(:func:`trimmed_inputs`, listed in ``pool.json``), as anyone preparing the file would.
-
 Resumable: each finished complex leaves ``<out>/<C>/pool.npz`` and ``pool.json`` and is not
 docked again; the docking folder itself is removed (``--keep`` keeps it).
 
@@ -43,7 +38,6 @@ import json
 import shutil
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -59,8 +53,7 @@ from sparkledock.engine.context import setup_restraints
 from sparkledock.engine.spec import SAVE_EVERY
 from sparkledock.io.lightdock import load_setup, read_gso_output
 from sparkledock.io.setupdir import SetupDir
-from sparkledock.molecule.anm import mode_mask, node_mask
-from sparkledock.molecule.structure import clean, read_structure, write_structure
+from sparkledock.molecule.structure import read_structure
 from sparkledock.scoring.prepared import prepare_scoring
 
 HERE = Path(__file__).resolve().parent
@@ -81,47 +74,6 @@ def complexes(which: str, every: int, names: list[str] | None) -> list[Path]:
     return folders[::every]
 
 
-#: Atoms a backbone remnant may hold (:func:`end_fragments`).
-REMNANT_ATOMS = frozenset({"N", "C", "O", "OXT"})
-
-
-def end_fragments(path: Path) -> tuple[np.ndarray, list[str]]:
-    """The atoms of a structure file to keep and the residues dropped: backbone remnants
-    (residues normal modes move, amino acids and nucleotides, holding no node atom, only
-    N, C, O or OXT: the lone N a cut chain leaves), among the atoms the setup keeps (its
-    cleaning, ``structure.clean``: hetero groups are not residues here)."""
-    raw = read_structure(path)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        atoms = clean(raw, source=str(path))
-    moved, node = mode_mask(atoms), node_mask(atoms)
-    starts = atoms.residue_starts()
-    ends = np.append(starts[1:], len(atoms))
-    gone = set()
-    for a, b in zip(starts, ends, strict=True):
-        names = set(atoms.atom_name[a:b].astype(str))
-        if moved[a] and not node[a:b].any() and names <= REMNANT_ATOMS:
-            gone.add((str(atoms.chain[a]), int(atoms.res_seq[a]), str(atoms.ins_code[a])))
-    ids = zip(raw.chain.astype(str), raw.res_seq.tolist(), raw.ins_code.astype(str), strict=True)
-    keep = np.array([key not in gone for key in ids], dtype=bool)
-    dropped = [f"{c}.{n}{i}" for c, n, i in sorted(gone)]
-    return keep, dropped
-
-
-def trimmed_inputs(files: dict[str, Path], out: Path) -> tuple[dict[str, Path], list[str]]:
-    """The complex's files with end fragments (:func:`end_fragments`) removed from the
-    partners: unchanged paths where there are none, else trimmed copies in ``out``."""
-    files, dropped = dict(files), []
-    for partner in ("receptor", "ligand"):
-        keep, gone = end_fragments(files[partner])
-        if gone:
-            copy = out / f"{partner}_trimmed.pdb"
-            write_structure(read_structure(files[partner]).select(keep), copy)
-            files[partner] = copy
-            dropped += [f"{partner} {r}" for r in gone]
-    return files, dropped
-
-
 def pool(folder: Path, out: Path, args: argparse.Namespace) -> dict:
     """Dock one complex and record its pool (or read the record of an earlier run)."""
     record = out / "pool.json"
@@ -131,7 +83,6 @@ def pool(folder: Path, out: Path, args: argparse.Namespace) -> dict:
     chains = set(read_structure(files["reference"]).chain.astype(str))
     if len(chains) < 2:  # (its pool could not be labelled: refused before docking)
         raise ValueError(f"{files['reference']}: one chain ({''.join(chains)}), no complex")
-    files, trimmed = trimmed_inputs(files, out)
     work = out / "dock"
     shutil.rmtree(work, ignore_errors=True)
     start = time.perf_counter()
@@ -163,7 +114,6 @@ def pool(folder: Path, out: Path, args: argparse.Namespace) -> dict:
         "acceptable": int((q["dockq"] >= 0.23).sum()),
         "best_dockq": float(q["dockq"].max()) if len(arrays["score"]) else 0.0,
         "wall_s": wall,
-        **({"trimmed": trimmed} if trimmed else {}),
         "protocol": {
             k: getattr(args, k)
             for k in (

@@ -298,6 +298,32 @@ def test_normal_modes_refusals_leave_no_files(tmp_path, capsys):
     assert list((tmp_path / "s2").iterdir()) == []  # nothing of a setup, no lock left
 
 
+def test_backbone_remnants_are_dropped_for_normal_modes_only(tmp_path):
+    """A lone N closing the ligand's chain (a cut chain's remnant, as 7 of the 175 training
+    complexes have) cannot be a normal-mode node: with --anm the setup drops it with one
+    warning naming it and docks the rest; without modes it is kept, as LightDock keeps it.
+    A residue that lost its C-alpha but kept its side chain is still refused (above)."""
+    from sparkledock.errors import RemnantWarning
+
+    lines = [ln for ln in LIG.read_text().splitlines() if ln.startswith("ATOM")]
+    last = lines[-1]
+    lone = last[:12] + " N   ALA" + last[20:22] + "9999" + last[26:]
+    (tmp_path / "lig.pdb").write_text("\n".join([*lines, lone, "END"]) + "\n")
+    reference = clean(read_structure(LIG))
+    options = SetupOptions(glowworms=4, swarms=2, anm=True)
+    with pytest.warns(RemnantWarning, match=rf"lig.pdb: dropped backbone remnant\(s\) "
+                      rf"{last[21]}\.ALA\.9999 \(no C-alpha"):  # fmt: skip
+        out = prepare_setup(REC, tmp_path / "lig.pdb", tmp_path / "s", options=options)
+    setup = load_setup(out)
+    assert len(setup.ligand.atoms) == len(reference) and setup.ligand.n_modes == 10
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RemnantWarning)
+        rigid = prepare_setup(
+            REC, tmp_path / "lig.pdb", tmp_path / "r", options=SetupOptions(glowworms=4, swarms=2)
+        )
+    assert len(load_setup(rigid).ligand.atoms) == len(reference) + 1
+
+
 def test_shared_chain_ids_stay_apart_in_models(tmp_path, recwarn):
     text = LIG.read_text()
     renamed = "\n".join(

@@ -499,34 +499,3 @@ def test_rerank_applies_the_blind_models_diversity_step(example, monkeypatch):
     ]
     assert sorted(expected.tolist()) == list(range(len(plain)))
     assert expected.tolist() != list(range(len(plain)))  # (the step moved some)
-
-
-def test_the_pool_script_trims_backbone_remnants_the_modes_refuse(tmp_path, monkeypatch):
-    """A lone N closing a chain (as six training complexes' unbound files have) is removed
-    from a copy of the input before docking, and normal modes then accept the partner;
-    whole residues and files without remnants are left as they are."""
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    sys.modules.pop("restrained_pools", None)
-    import restrained_pools
-    from sparkledock.errors import UnsupportedAtomError
-    from sparkledock.molecule.anm import normal_modes
-    from sparkledock.molecule.structure import clean, read_structure
-
-    src = example_dir() / "2X9A_l_u.pdb"
-    lines = [ln for ln in src.read_text().splitlines() if ln.startswith("ATOM")]
-    last = lines[-1]
-    lone = last[:12] + " N   ALA" + last[20:22] + "9999" + last[26:]
-    path = tmp_path / "lig.pdb"
-    path.write_text("\n".join([*lines, lone, "END"]) + "\n")
-    with pytest.raises(UnsupportedAtomError, match="9999 has 0 CA atoms"):
-        normal_modes(clean(read_structure(path)))
-    keep, dropped = restrained_pools.end_fragments(path)
-    assert dropped == [f"{last[21]}.9999"] and keep.sum() == len(keep) - 1
-    files = {"receptor": example_dir() / "2X9A_r_u.pdb", "ligand": path}
-    trimmed, gone = restrained_pools.trimmed_inputs(files, tmp_path)
-    assert trimmed["receptor"] == files["receptor"] and gone == [f"ligand {last[21]}.9999"]
-    fixed = clean(read_structure(trimmed["ligand"]))
-    assert len(fixed) == len(clean(read_structure(src)))
-    modes, mask = normal_modes(fixed)
-    assert modes.shape[0] == 10 and mask.all()
-    assert restrained_pools.end_fragments(src)[1] == []

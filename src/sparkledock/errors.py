@@ -52,6 +52,10 @@ class ModifiedResidueWarning(SparkledockWarning):
     """Modified residues (MSE, SEP, ...) were read as their parent amino acids."""
 
 
+class RemnantWarning(SparkledockWarning):
+    """Backbone remnants (a lone N closing a cut chain) were dropped for normal modes."""
+
+
 class MultiModelWarning(SparkledockWarning):
     """A structure file holds several models; the first is used."""
 

@@ -89,6 +89,27 @@ def node_mask(atoms: Atoms) -> np.ndarray:
     return np.where(nucleic, names == "C4'", names == "CA") & mode_mask(atoms)
 
 
+#: The atoms a backbone remnant holds (hydrogens aside): what a cut chain leaves of a
+#: residue whose C-alpha is gone.
+REMNANT_ATOMS = frozenset({"N", "C", "O", "OXT"})
+
+
+def backbone_remnants(atoms: Atoms) -> np.ndarray:
+    """True for the atoms of backbone remnants: residues normal modes move that hold no node
+    atom and nothing but N, C, O, OXT and hydrogens (the lone N a cut chain leaves, in 7 of
+    the 175 training complexes' unbound files). They cannot be nodes; :func:`normal_modes`
+    refuses any residue without one, and the setup drops these with a warning."""
+    starts = atoms.residue_starts()
+    residue = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(atoms))))
+    names = atoms.atom_name.astype(str)
+    backbone = np.isin(names, list(REMNANT_ATOMS)) | np.char.startswith(names, "H")
+    moved = mode_mask(atoms)
+    has_node = np.bincount(residue, weights=node_mask(atoms), minlength=len(starts)) > 0
+    all_backbone = np.bincount(residue, weights=~backbone, minlength=len(starts)) == 0
+    remnant = moved[starts] & ~has_node & all_backbone
+    return remnant[residue]
+
+
 def anm_hessian(ca: np.ndarray, cutoff: float = ANM_CUTOFF_A, gamma: float = 1.0) -> np.ndarray:
     """The (3n, 3n) ANM Hessian of n nodes: ``−gamma·r rᵀ/|r|²`` per contact within cutoff."""
     n = len(ca)

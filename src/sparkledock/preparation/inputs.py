@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InputFileError, SparkledockWarning
+from ..errors import InputFileError, RemnantWarning, SparkledockWarning
 from ..io.restraints import read_any_restraints
+from ..molecule.anm import backbone_remnants
+from ..molecule.modified import listed
 from ..molecule.residues import MEMBRANE_RESIDUE
 from ..molecule.restraints import Restraints
 from ..molecule.structure import PDB_COORDINATE_RANGE, Atoms, centred, clean, read_structure
@@ -26,7 +28,26 @@ if TYPE_CHECKING:
     from .prepare import SetupOptions
 
 
-def clean_partner(raw: Atoms, path: Path, options: SetupOptions) -> Atoms:
+def drop_remnants(atoms: Atoms, path: Path) -> Atoms:
+    """A partner given normal modes without its backbone remnants (a lone N closing a cut
+    chain: :func:`~..molecule.anm.backbone_remnants`), with one warning naming them; they
+    cannot be network nodes, and otherwise the setup is refused."""
+    remnant = backbone_remnants(atoms)
+    if not remnant.any():
+        return atoms
+    shown = listed(set(atoms.residue_ids()[remnant]))
+    warnings.warn(
+        f"{path}: dropped backbone remnant(s) {shown} (no C-alpha, only backbone atoms: "
+        "normal modes need a C-alpha per residue)",
+        RemnantWarning,
+        stacklevel=3,
+    )
+    return atoms.select(~remnant)
+
+
+def clean_partner(raw: Atoms, path: Path, options: SetupOptions, modes: int = 0) -> Atoms:
+    """A partner cleaned (LightDock's options, hetero groups dropped), its backbone remnants
+    dropped when it gets ``modes`` normal modes, and typed for the scoring function."""
     atoms = clean(
         raw,
         remove_hydrogens=options.noh,
@@ -35,6 +56,8 @@ def clean_partner(raw: Atoms, path: Path, options: SetupOptions) -> Atoms:
         map_modified=options.map_modified,
         source=str(path),
     )
+    if modes:
+        atoms = drop_remnants(atoms, path)
     if len(atoms) == 0:
         raise InputFileError(
             f"{path}: nothing left to dock after cleaning ({len(raw)} atoms, all hetero "
@@ -80,7 +103,11 @@ def read_partners(
     file and residue)."""
     if raw is None:
         raw = read_structure(receptor), read_structure(ligand)
-    cleaned = clean_partner(raw[0], receptor, options), clean_partner(raw[1], ligand, options)
+    modes = (options.anm_rec, options.anm_lig) if options.anm else (0, 0)
+    cleaned = (
+        clean_partner(raw[0], receptor, options, modes[0]),
+        clean_partner(raw[1], ligand, options, modes[1]),
+    )
     moved = centred(cleaned[0]), centred(cleaned[1])
     for atoms, path in zip(moved, (receptor, ligand), strict=True):
         check_pdb_columns(atoms, path)
