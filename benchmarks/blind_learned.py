@@ -24,7 +24,8 @@ Modes:
   of the grid.
 * ``--export PATH``: the ranker fitted on every training pool with the chosen parameters,
   feature set and diversity radius (``--params`` with one ``--features`` and at most one
-  ``--diversity``: as given; else the cross-validation's choice), as the package reads it.
+  ``--diversity``: as given; else the cross-validation's choice among them), as the package
+  reads it.
 * ``--evaluate POOLS``: the shipped model applied to other pools (the twenty's), next to
   ``soft_consensus``, ``dfire`` and LightDock's published blind result, in one table.
 
@@ -103,20 +104,19 @@ MONOTONE = {
 #: features (``analysis.learned.BLIND``, ``ranking.NEEDS``).
 FEATURE_SETS = {
     "shipped": learned.BLIND,
-    "electrostatics": (*learned.BLIND, ("dna", "rank")),
+    # the energies and geometry alone (the shipped set before the seventh part)
+    "base": learned.BLIND_BASE,
+    "electrostatics": (*learned.BLIND_BASE, ("dna", "rank")),
     # and how squarely the surfaces face each other, and the formal charges' Coulomb energy
     # (pyDock's electrostatics reads missing hydrogens as charge: features.formal_coulomb)
     "extended": (
-        *learned.BLIND, ("dna", "rank"), ("shape_complementarity", "rank"),
+        *learned.BLIND_BASE, ("dna", "rank"), ("shape_complementarity", "rank"),
         ("formal_coulomb", "rank"),
     ),
+    # where the interface lies: how likely its residues are to bind, by the interface-
+    # propensity model (analysis.propensity; training pools read out-of-fold values, SITE_OOF)
+    "propensity": (*learned.BLIND_BASE, *learned.BLIND_SITE),
 }  # fmt: skip
-# where the interface lies: how likely its residues are to bind, by the interface-propensity
-# model (analysis.propensity; training pools read out-of-fold values, SITE_OOF)
-FEATURE_SETS["propensity"] = (
-    *learned.BLIND, ("propensity", "rank"), ("propensity", "raw"),
-    ("propensity_receptor", "raw"), ("propensity_ligand", "raw"),
-)  # fmt: skip
 #: Every training complex's residues' interface log-odds by the site model fitted without
 #: it (``site_propensity.py --oof``): a training pool's propensity features read these, so
 #: the ranking learns from what it meets on a complex the site model has not seen.
@@ -594,13 +594,12 @@ def main(argv: list[str] | None = None) -> None:
         print(f"archived {len(pools)} pools in {args.archive}")
         return
     given = json.loads(args.params) if args.params else None
-    if given is not None and len(args.features) != 1:
-        p.error("--params fits one feature set: give one --features")
-    if given is not None and len(args.diversity or [0.0]) == 1 and args.export:
+    one = len(args.features) == 1 and len(args.diversity or [0.0]) == 1
+    if given is not None and one and args.export:
         # the parameters, features and radius given: exported as they are
         params, how, chosen_set = given, args.chosen_by, args.features[0]
         radius = (args.diversity or [0.0])[0]
-    else:  # cross-validated: over GRID (or the one set given) and the radii
+    else:  # cross-validated: over GRID (or the parameters given), the feature sets and radii
         k = min(args.folds, len(pools))
         radii = args.diversity or list(DIVERSITY)
         params, chosen_set, radius = cross_validate(

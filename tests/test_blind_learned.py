@@ -24,6 +24,7 @@ from sparkledock.analysis.features import (
 )
 from sparkledock.analysis.learned import (
     BLIND,
+    BLIND_BASE,
     Trees,
     feature_matrix,
     learned_key,
@@ -279,7 +280,7 @@ def test_training_script_runs_end_to_end_on_two_tiny_training_complexes(
         blind_learned.FEATURE_SETS["electrostatics"]
     )
     assert "dna" in np.load(pools / "2OOB" / "features.npz")
-    assert len(record["check"]["rows"][0]) == len(BLIND) + 1
+    assert len(record["check"]["rows"][0]) == len(BLIND_BASE) + 1
     # the compact archives: the same fit, the same baselines, without the dockings' files
     archived = tmp_path / "archived"
     blind_learned.main([str(pools), "--archive", str(archived)])

@@ -7,9 +7,10 @@ shipped as arrays and evaluated here without LightGBM (:data:`MODELS`).
   passive), cluster size and population (:data:`RESTRAINED`); fitted on the restrained
   dockings of training complexes only (``benchmarks/restrained_learned.py --export``).
 * ``blind`` (ranking ``learned_blind``): each representative of a docking without restraints
-  by the ranks of its score and re-scores, cluster size and population, and the values of
-  its interface sizes and standing in its swarm (:data:`BLIND`, :mod:`.features`); fitted on
-  blind dockings of training complexes only (``benchmarks/blind_learned.py --export``).
+  by the ranks of its score and re-scores, cluster size and population, the values of its
+  interface sizes and standing in its swarm, and its interface's propensity by the site
+  model (:data:`BLIND`, :mod:`.features`); fitted on blind dockings of training complexes
+  only (``benchmarks/blind_learned.py --export``).
 
 The per-residue interface-propensity model (:mod:`.propensity`) is read by
 :func:`read_trees` too.
@@ -45,10 +46,11 @@ RESTRAINED = tuple(
         "cluster_size", "population",
     )
 )  # fmt: skip
-#: The blind model's: the run's score and the re-scores, the cluster's size and population
-#: as ranks within the docking; the interface sizes, the standing in the swarm and the
-#: atom-level contacts (clashes, contacts, buried atoms) as they are (:mod:`.features`).
-BLIND = (
+#: The blind model's energies and geometry: the run's score and the re-scores, the cluster's
+#: size and population as ranks within the docking; the interface sizes, the standing in the
+#: swarm and the atom-level contacts (clashes, contacts, buried atoms) as they are
+#: (:mod:`.features`).
+BLIND_BASE = (
     *((name, "rank") for name in ("score", "dfire_soft", "mj3h", "tobi", "pisa", "vdw", "sipper")),
     ("cluster_size", "rank"), ("population", "rank"),
     ("interface_receptor", "raw"), ("interface_ligand", "raw"), ("interface_pairs", "raw"),
@@ -56,6 +58,15 @@ BLIND = (
     ("clash_pairs", "raw"), ("contact_pairs", "raw"), ("buried_receptor_atoms", "raw"),
     ("buried_ligand_atoms", "raw"),
 )  # fmt: skip
+#: Where the interface lies: the mean interface log-odds of the pose's receptor and ligand
+#: interface residues by the site model (:mod:`.propensity`), and their sum (as a rank and
+#: as a value): a signal independent of the energies.
+BLIND_SITE = (
+    ("propensity", "rank"), ("propensity", "raw"), ("propensity_receptor", "raw"),
+    ("propensity_ligand", "raw"),
+)  # fmt: skip
+#: The shipped blind model's features, in its column order.
+BLIND = (*BLIND_BASE, *BLIND_SITE)
 #: The shipped models (``data/``) and their features.
 MODELS = {
     "restrained": ("restrained_ranker.json", RESTRAINED),
