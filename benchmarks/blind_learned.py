@@ -104,8 +104,6 @@ MONOTONE = {
 #: features (``analysis.learned.BLIND``, ``ranking.NEEDS``).
 FEATURE_SETS = {
     "shipped": learned.BLIND,
-    # the energies and geometry alone (the shipped set before the seventh part)
-    "base": learned.BLIND_BASE,
     "electrostatics": (*learned.BLIND_BASE, ("dna", "rank")),
     # and how squarely the surfaces face each other, and the formal charges' Coulomb energy
     # (pyDock's electrostatics reads missing hydrogens as charge: features.formal_coulomb)

@@ -375,13 +375,11 @@ def solution_features(
     """The features ``names`` of the representatives ``poses`` (with their swarms and the
     run's scores): a :data:`COMPUTED` feature, a :data:`SWARM` one, or else a scoring
     function's re-score (:func:`rescore`); by default every feature of :data:`RESCORED`,
-    :data:`INTERFACE`, :data:`CONTACTS`, :data:`SWARM` and :data:`PROPENSITY`. Those in
-    ``known`` are taken as given (the ranking has some already) and kept, with ``known``'s
-    others."""
+    :data:`INTERFACE`, :data:`CONTACTS` and :data:`SWARM`. Those in ``known`` are taken as
+    given (the ranking has some already) and kept, with ``known``'s others."""
     out = {"score": np.asarray(score, dtype=np.float64), **(known or {})}
     poses = np.ascontiguousarray(poses, dtype=np.float64)
-    every = (*RESCORED, *INTERFACE, *CONTACTS, *SWARM, *PROPENSITY)
-    for name in every if names is None else names:
+    for name in (*RESCORED, *INTERFACE, *CONTACTS, *SWARM) if names is None else names:
         if name in out:
             continue
         if name in SWARM:

@@ -7,10 +7,9 @@ shipped as arrays and evaluated here without LightGBM (:data:`MODELS`).
   passive), cluster size and population (:data:`RESTRAINED`); fitted on the restrained
   dockings of training complexes only (``benchmarks/restrained_learned.py --export``).
 * ``blind`` (ranking ``learned_blind``): each representative of a docking without restraints
-  by the ranks of its score and re-scores, cluster size and population, the values of its
-  interface sizes and standing in its swarm, and its interface's propensity by the site
-  model (:data:`BLIND`, :mod:`.features`); fitted on blind dockings of training complexes
-  only (``benchmarks/blind_learned.py --export``).
+  by the ranks of its score and re-scores, cluster size and population, and the values of
+  its interface sizes and standing in its swarm (:data:`BLIND`, :mod:`.features`); fitted on
+  blind dockings of training complexes only (``benchmarks/blind_learned.py --export``).
 
 The per-residue interface-propensity model (:mod:`.propensity`) is read by
 :func:`read_trees` too.
@@ -60,13 +59,15 @@ BLIND_BASE = (
 )  # fmt: skip
 #: Where the interface lies: the mean interface log-odds of the pose's receptor and ligand
 #: interface residues by the site model (:mod:`.propensity`), and their sum (as a rank and
-#: as a value): a signal independent of the energies.
+#: as a value): a signal independent of the energies. A candidate (``benchmarks/
+#: blind_learned.py --features propensity``): a model trained with it tied the shipped one
+#: on the twenty (docs/performance.md, "seventh part"), so the shipped model reads none.
 BLIND_SITE = (
     ("propensity", "rank"), ("propensity", "raw"), ("propensity_receptor", "raw"),
     ("propensity_ligand", "raw"),
 )  # fmt: skip
 #: The shipped blind model's features, in its column order.
-BLIND = (*BLIND_BASE, *BLIND_SITE)
+BLIND = BLIND_BASE
 #: The shipped models (``data/``) and their features.
 MODELS = {
     "restrained": ("restrained_ranker.json", RESTRAINED),

@@ -64,11 +64,10 @@ here reorder the same representatives:
   blind dockings of training complexes only (:mod:`.learned`, ``benchmarks/
   blind_learned.py``) over each representative's percentile ranks of score, ``dfire_soft``,
   MJ3h, TOBI, PISA, vdW, SIPPER, cluster size and population, its interface sizes, its
-  standing in its swarm, its atom contacts (clashes, contacts, buried atoms;
-  :mod:`.features`) and its interface's propensity by the site model (the mean interface
-  log-odds of its residues, :mod:`.propensity`). Outside its training domain (nucleic
-  acids, membranes, ``--paratope``) it ranks by ``soft_consensus`` (``paratope`` with CDRs)
-  instead, with a warning (:func:`.learned.in_domain`).
+  standing in its swarm and its atom contacts (clashes, contacts, buried atoms;
+  :mod:`.features`). Outside its training domain (nucleic acids, membranes, ``--paratope``)
+  it ranks by ``soft_consensus`` (``paratope`` with CDRs) instead, with a warning
+  (:func:`.learned.in_domain`).
 
 Poses are compared through a few ligand landmarks (C-alpha or C4' atoms spread over the
 ligand by farthest-point sampling): their RMSD tracks the ligand RMSD of the whole backbone
@@ -88,7 +87,7 @@ from ..errors import SparkledockError, SparkledockWarning
 from ..io.lightdock import GSOOutput
 from ..molecule.restraints import Restraints
 from ..molecule.system import DockingSetup
-from .features import CONTACTS, INTERFACE, PROPENSITY, SWARM, solution_features
+from .features import CONTACTS, INTERFACE, SWARM, solution_features
 from .filter import satisfaction
 from .learned import METHOD_MODELS, diversity, in_domain, learned_key
 from .models import complex_coordinates
@@ -182,7 +181,6 @@ NEEDS = {
         *INTERFACE,
         *SWARM,
         *CONTACTS,
-        *PROPENSITY,
     ),
 }
 
