@@ -270,8 +270,7 @@ def paratope_share(
     are ``paratope`` residues (LightDock ids); 0 for a pose without contacts."""
     rec = setup.receptor.atoms
     n_rec = len(rec)
-    starts = rec.residue_starts()
-    residue = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, n_rec)))
+    starts, residue = rec.residue_starts(), rec.residue_index()
     wanted = np.isin(rec.residue_ids()[starts], list(paratope))
     out = np.zeros(len(poses))
     for first in range(0, len(poses), CHUNK):

@@ -99,8 +99,7 @@ def backbone_remnants(atoms: Atoms) -> np.ndarray:
     atom and nothing but N, C, O, OXT and hydrogens (the lone N a cut chain leaves, in 7 of
     the 175 training complexes' unbound files). They cannot be nodes; :func:`normal_modes`
     refuses any residue without one, and the setup drops these with a warning."""
-    starts = atoms.residue_starts()
-    residue = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(atoms))))
+    starts, residue = atoms.residue_starts(), atoms.residue_index()
     names = atoms.atom_name.astype(str)
     backbone = np.isin(names, list(REMNANT_ATOMS)) | np.char.startswith(names, "H")
     moved = mode_mask(atoms)
@@ -194,7 +193,7 @@ def normal_modes(
     mask = mode_mask(atoms)
     sub = atoms.select(mask)
     starts = sub.residue_starts()
-    residue_of = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(sub))))
+    residue_of = sub.residue_index()
     is_ca = node_mask(sub)
     ca_residue = residue_of[is_ca]
     if len(ca_residue) != len(starts) or len(np.unique(ca_residue)) != len(starts):

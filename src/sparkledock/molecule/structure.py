@@ -121,6 +121,11 @@ class Atoms:
         )
         return np.concatenate([[0], np.flatnonzero(key_change) + 1]).astype(np.int64)
 
+    def residue_index(self) -> np.ndarray:
+        """Per atom, the index of its residue (in :meth:`residue_starts`' order)."""
+        starts = self.residue_starts()
+        return np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(self))))
+
 
 def atoms_from_lists(
     coords: Iterable[Iterable[float]],
