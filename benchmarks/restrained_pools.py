@@ -22,6 +22,15 @@ Usage:
         [--protocol sparkledock] [--spacing 6] [--scoring-mode fast] [--steps 100] [-g 200]
         [--threads 2] [--blind] [--keep | --keep-setup] [--out pools/train_s6]
 
+Restrained pools are archived without their poses (``--archive DIR``: ``DIR/<C>/pool.npz``
+and ``pool.json``, a few tens of KB each, read by ``restrained_choice.py`` and
+``restrained_learned.py`` as pool folders), so the restrained ranking can be retrained
+without the dockings:
+    nice python benchmarks/restrained_pools.py --set train --early-steps \
+        --out /work/runs/train_restrained --skip-archived benchmarks/pools/restrained_train
+    python benchmarks/restrained_pools.py --archive benchmarks/pools/restrained_train \
+        --out /work/runs/train_restrained
+
 The learned ranking's training data (issue 36), blind, the protocol users run, resumable
 (on another machine too: the pools already archived in the repository are skipped):
     nice python benchmarks/restrained_pools.py --set train --blind --keep-setup \
@@ -198,6 +207,42 @@ def pool_arrays(
     return arrays, q
 
 
+#: What an archived restrained pool leaves out: the poses (27 numbers a representative, only
+#: for rebuilding models) and the early snapshots.
+UNARCHIVED = ("pose",)
+
+
+def archive_pools(source: Path, archive: Path) -> list[str]:
+    """Every finished pool under ``source`` (``<C>/pool.npz``) written to ``archive/<C>/``
+    without :data:`UNARCHIVED` (with its ``pool.json``); a pool already archived with the same
+    arrays is left as it is. Returns the complexes written."""
+    written = []
+    for path in sorted(source.glob("*/pool.npz")):
+        out = archive / path.parent.name
+        with np.load(path) as data:
+            kept = {k: data[k] for k in data.files if k not in UNARCHIVED}
+        target = out / "pool.npz"
+        if target.is_file():
+            with np.load(target) as old:
+                if sorted(old.files) == sorted(kept) and all(
+                    np.array_equal(old[k], v) for k, v in kept.items()
+                ):
+                    continue
+        out.mkdir(parents=True, exist_ok=True)
+        tmp = out / "pool.tmp.npz"
+        np.savez_compressed(tmp, **kept)
+        tmp.replace(target)
+        shutil.copyfile(path.parent / "pool.json", out / "pool.json")
+        written.append(path.parent.name)
+    return written
+
+
+def archived(archive: Path, name: str) -> bool:
+    """Whether ``name``'s pool is in ``archive``: a blind archive (``<C>.npz``,
+    ``blind_learned.py --archive``) or a restrained one (``<C>/pool.npz``)."""
+    return (archive / f"{name}.npz").is_file() or (archive / name / "pool.npz").is_file()
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--set", default="train", choices=("train", "bench", "bench5", "twenty"))
@@ -229,14 +274,24 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--skip-archived",
         type=Path,
-        help="skip the complexes archived here (<C>.npz, blind_learned.py --archive): a "
-        "machine without the earlier pools goes on where the archives stop",
+        help="skip the complexes archived here (<C>.npz, blind_learned.py --archive; or "
+        "<C>/pool.npz, --archive): a machine without the earlier pools goes on where the "
+        "archives stop",
+    )
+    p.add_argument(
+        "--archive",
+        type=Path,
+        help="write the finished pools under --out here without their poses, and stop",
     )
     args = p.parse_args(argv)
+    if args.archive:
+        written = archive_pools(args.out, args.archive)
+        print(f"archived {len(written)} pools in {args.archive}")
+        return
     print("| complex | swarms | reps | acceptable reps | best DockQ | wall s |")
     print("|---|---|---|---|---|---|")
     for folder in complexes(args.set, args.every, args.complexes):
-        if args.skip_archived and (args.skip_archived / f"{folder.name}.npz").is_file():
+        if args.skip_archived and archived(args.skip_archived, folder.name):
             continue
         out = args.out / folder.name
         out.mkdir(parents=True, exist_ok=True)
