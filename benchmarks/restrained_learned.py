@@ -110,13 +110,18 @@ def fit(data: dict, names: list[str], seeds: int) -> list:
 
 
 def compare(pool: dict[str, np.ndarray], entry: tuple, models: list) -> tuple:
-    """First acceptable rank under the shipped ranking and under the models' mean score."""
+    """First acceptable rank under the consensus (``restraints``), under the models' mean
+    score and under the package's shipped model (``learned``: its trees read the same eight
+    percentile ranks, in the same order)."""
+    from sparkledock.analysis.learned import shipped_model
+
     x, _, index = entry
-    score = sum(model.predict(x) for model in models)
     ok_pool = acceptable(pool)
     ranked = order(pool, METHODS["score+sat"])
-    by_model = index[np.lexsort((np.arange(len(score)), -score))]
-    return first_hit(ok_pool[ranked]), first_hit(ok_pool[by_model])
+    hits = [first_hit(ok_pool[ranked])]
+    for score in (sum(model.predict(x) for model in models), shipped_model()[0].predict(x)):
+        hits.append(first_hit(ok_pool[index[np.lexsort((np.arange(len(score)), -score))]]))
+    return tuple(hits)
 
 
 #: LightGBM's parameters (chosen before any evaluation; nothing was tuned on the twenty).
@@ -190,7 +195,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.export:
         export(args.export, data, list(pools), args.seeds)
         return
-    shipped, learned = {}, {}
+    shipped, learned, package = {}, {}, {}
     if args.evaluate:
         models = fit(data, list(pools), args.seeds)
         pools = load(args.evaluate)
@@ -198,19 +203,33 @@ def main(argv: list[str] | None = None) -> None:
             pools = with_extended(args.evaluate, pools)
         data = prepared(pools)
         for name in pools:
-            shipped[name], learned[name] = compare(pools[name], data[name], models)
+            shipped[name], learned[name], package[name] = compare(pools[name], data[name], models)
         print(f"frozen on {len(models)} seeds of the training pools; {len(pools)} complexes\n")
     else:
         for held in pools:
             models = fit(data, [n for n in pools if n != held], args.seeds)
-            shipped[held], learned[held] = compare(pools[held], data[held], models)
+            shipped[held], learned[held], package[held] = compare(pools[held], data[held], models)
         print(f"{len(pools)} training complexes (leave one complex out)\n")
-    print("| complex | first acceptable: shipped | learned |")
-    print("|---|---|---|")
+    from sparkledock.analysis.learned import shipped_model
+
+    trained_on = set(shipped_model()[1]["training_complexes"])
+    print("| complex | first acceptable: consensus | learned here | package's model |")
+    print("|---|---|---|---|")
     for name in pools:
-        print(f"| {name} | {shipped[name] or '–'} | {learned[name] or '–'} |")
+        mark = " (its training)" if name in trained_on else ""
+        cells = [str(r or "–") for r in (shipped[name], learned[name], package[name])]
+        print(f"| {name} | {' | '.join(cells)}{mark} |")
+    unseen = [n for n in pools if n not in trained_on]
     print("\n| ranking | top 1 / 5 / 10 | MRR |\n|---|---|---|")
-    for label, ranks in (("shipped (score + satisfaction)", shipped), ("learned", learned)):
+    rows = [
+        ("consensus (score + satisfaction)", shipped), ("learned here", learned),
+        (f"package's model ({len(trained_on)} complexes)", package),
+        (f"consensus, {len(unseen)} complexes the package's model did not see",
+         {n: shipped[n] for n in unseen}),
+        ("learned here, the same", {n: learned[n] for n in unseen}),
+        ("package's model, the same", {n: package[n] for n in unseen}),
+    ]  # fmt: skip
+    for label, ranks in rows:
         tops = [sum(1 for r in ranks.values() if r is not None and r <= n) for n in TOPS]
         mrr = np.mean([1 / r if r else 0.0 for r in ranks.values()])
         print(f"| {label} | {' / '.join(map(str, tops))} | {mrr:.3f} |")
