@@ -569,6 +569,10 @@ def main(argv: list[str] | None = None) -> None:
         help="write each pool's features and labels here (<C>.npz; :func:`archive`) and stop",
     )  # fmt: skip
     p.add_argument(
+        "--objectives", nargs="+", choices=("lambdarank", "rank_xendcg"),
+        help="only GRID's sets with these LightGBM objectives",
+    )  # fmt: skip
+    p.add_argument(
         "--diversity", nargs="+", type=float,
         help="diversity radii (Å, 0: none) to cross-validate (default: DIVERSITY); with "
         "--params the one to export (default 0: none)",
@@ -600,11 +604,15 @@ def main(argv: list[str] | None = None) -> None:
     else:  # cross-validated: over GRID (or the parameters given), the feature sets and radii
         k = min(args.folds, len(pools))
         radii = args.diversity or list(DIVERSITY)
+        grid = [given] if given is not None else [
+            g for g in GRID if not args.objectives or g["objective"] in args.objectives
+        ]  # fmt: skip
         params, chosen_set, radius = cross_validate(
-            pools, k, args.seeds, args.repeats, tuple(args.features), tuple(radii),
-            None if given is None else [given],
-        )  # fmt: skip
-        over = "GRID" if given is None else f"the given parameters ({args.chosen_by})"
+            pools, k, args.seeds, args.repeats, tuple(args.features), tuple(radii), grid
+        )
+        over = f"the given parameters ({args.chosen_by})" if given else "GRID"
+        if given is None and args.objectives:
+            over += f" ({', '.join(args.objectives)})"
         how = (
             f"{k}-fold cross-validation by complex, {args.repeats} shuffling(s), {args.seeds} "
             f"seed(s), over {over}, the feature sets {', '.join(args.features)} and the "
