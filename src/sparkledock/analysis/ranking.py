@@ -301,19 +301,28 @@ def diverse(
     clustering, as ClusPro keeps one model per cluster); the set-aside ones follow the kept
     ones, in their order. Swarms that converge on the same site then fill one place in the
     top N, not several."""
+    first = leaders(marks, ranked, radius)
+    rest = np.asarray(ranked, dtype=np.int64)[~np.isin(ranked, first)]
+    return np.concatenate([first, rest])
+
+
+def leaders(marks: np.ndarray, ranked: np.ndarray, radius: float, count: int = 0) -> np.ndarray:
+    """The leaders of :func:`diverse`'s greedy clustering, in ``ranked``'s order: each is
+    farther than ``radius`` Å landmark RMSD from every better one (the first ``count`` only,
+    when given: the distinct sites at the top of an order)."""
     k = marks.shape[1] // 3
     limit = radius * radius * k
-    leaders: list[int] = []
-    rest: list[int] = []
+    chosen: list[int] = []
     kept = np.empty((len(ranked), marks.shape[1]))
     for i in ranked:
-        n = len(leaders)
+        n = len(chosen)
         if n and (((kept[:n] - marks[i]) ** 2).sum(axis=1) <= limit).any():
-            rest.append(int(i))
             continue
         kept[n] = marks[i]
-        leaders.append(int(i))
-    return np.array(leaders + rest, dtype=np.int64)
+        chosen.append(int(i))
+        if len(chosen) == count:
+            break
+    return np.array(chosen, dtype=np.int64)
 
 
 def model_diversity(marks: np.ndarray, index: np.ndarray, model: str) -> np.ndarray:

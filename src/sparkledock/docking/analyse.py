@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +28,7 @@ from ..io.setupdir import SetupDir
 from ..molecule.system import DockingSetup
 from ..runlog import LOGGER, RunRecord, untimed
 from .options import FILTER_FRACTION, DockOptions, with_defaults
+from .sites import SITES_FOLDER, SiteModel
 
 
 def _refine_top(
@@ -67,7 +69,11 @@ def ranking_identity(options: DockOptions) -> dict[str, str]:
     """What a finished docking's ranking depends on besides the run (its record keeps it):
     the method and, for a learned one, the shipped model's hash. A finished docking asked
     again with another is ranked again (:func:`sparkledock.docking.dock`), not docked."""
-    return {"rank_method": str(options.rank_method), **_model_identity(options.rank_method)}
+    identity = {"rank_method": str(options.rank_method), **_model_identity(options.rank_method)}
+    if options.redock_sites:  # (and the site dockings' own ranking model)
+        identity["redock_sites"] = str(options.redock_sites)
+        identity["site_model"] = _model_identity("learned")["model"]
+    return identity
 
 
 def _evaluate_rows(setup, out: Path, ranking, rows, names, reference) -> None:
@@ -100,14 +106,16 @@ def _viewer_models(setup: DockingSetup, models: list[Path]) -> tuple[str, list[s
     return receptor, ligands
 
 
-def _remarks(best: list) -> list[list[str]]:
-    """The REMARK lines each top model opens with: what wrote it, its rank and origin."""
+def _remarks(best: list, origins: dict[int, str]) -> list[list[str]]:
+    """The REMARK lines each top model opens with: what wrote it, its rank and origin (a
+    site docking's, ``origins``, by position)."""
     from ..version import __version__
 
     return [
         [
             f"REMARK   1 sparkledock {__version__} model {i + 1}",
-            f"REMARK   1 rank {i + 1} score {r.score:.3f} swarm {r.swarm} glowworm {r.glowworm}",
+            f"REMARK   1 rank {i + 1} score {r.score:.3f} swarm {r.swarm} glowworm {r.glowworm}"
+            + (f" of {origins[i]}" if i in origins else ""),
         ]
         for i, r in enumerate(best)
     ]
@@ -142,12 +150,15 @@ def analyse(
     history,
     final: dict[int, GSOOutput] | None = None,
     runrec: RunRecord | None = None,
+    sites: Callable[[DockingSetup, list], list[SiteModel]] | None = None,
 ):
     """Cluster, rank, filter, write the top models, ranking.csv and report.html; each a stage
     of ``runrec`` when given (timed, announced, in run.json).
 
     ``final``: the run's last glowworms per swarm, as the run returned them; a swarm missing
-    there (a resumed docking) is read from its gso file.
+    there (a resumed docking) is read from its gso file. ``sites`` (blind docking,
+    ``--redock-sites``): given the setup and the ranking, the site dockings' best models,
+    ranked first (:mod:`.sites`).
     """
     if not isinstance(setup, DockingSetup):
         setup = load_setup(setup)
@@ -192,6 +203,13 @@ def analyse(
                 setup, chosen, options.rank_method, options.diverse, cluster_sizes=population
             )
             info.update(_model_identity(options.rank_method))
+    front: list[SiteModel] = []
+    if sites is not None and docked_with is None and options.redock_sites:
+        with stage("sites", f"the first {options.redock_sites} sites docked again") as info:
+            front = sites(setup, ranking)
+            ranking = [m.solution for m in front] + ranking
+            info["summary"] = f"{len(front)} site models ranked first"
+    origins = {i: f"{SITES_FOLDER}/site_{m.site}" for i, m in enumerate(front)}
     if docked_with is not None:
         with stage("filter", f"{FILTER_FRACTION:.0%} of the restraints") as info:
             judged = filter_solutions(setup, ranking, docked_with, FILTER_FRACTION)
@@ -226,7 +244,7 @@ def analyse(
     names = [f"top_{i + 1}.pdb" for i in range(len(best))]
     with stage("models", f"the top {len(best)}") as info:
         poses = np.array([r.pose for r in best]).reshape(-1, setup.layout.size)
-        write_models(setup, poses, [out / n for n in names], _remarks(best))
+        write_models(setup, poses, [out / n for n in names], _remarks(best, origins))
         terms = term_columns(setup, docked_with, options.scoring, ranking)
         info["summary"] = f"top_1..top_{len(best)}.pdb" if names else "none"
     rows = []
@@ -237,8 +255,12 @@ def analyse(
             "model": names[i] if i < len(names) else "",
             "swarm": r.swarm,
             "glowworm": r.glowworm,
-            "cluster_size": population.get((r.swarm, r.glowworm), ""),
+            "cluster_size": front[i].cluster_size
+            if i < len(front)
+            else population.get((r.swarm, r.glowworm), ""),
         }
+        if front:
+            row["site"] = origins.get(i, "")
         if docked_with is not None:
             row["restraints"] = round(fraction[(r.swarm, r.glowworm)], 3)
         row.update({column: round(float(v[i]), 3) for column, v in terms.items()})
@@ -281,7 +303,7 @@ def analyse(
             ligand_pdbs=ligand_pdbs,
             swarm_best=swarm_best,
             convergence=convergence,
-            top_swarms=[r.swarm for r in best],
+            top_swarms=[r.swarm for i, r in enumerate(best) if i not in origins],
             interfaces=interfaces,
             consensus=consensus,
         )

@@ -109,6 +109,15 @@ class DockOptions:
         False, "--diverse", help="move representatives within 5 Å ligand RMSD of a "
         "better-ranked one back", action="store_true",
     )  # fmt: skip
+    #: blind docking: the first N distinct sites of the ranking docked again under their
+    #: interface's restraints, each one's best model ranked first (:mod:`.sites`); not in the
+    #: key (the run is the same): a finished docking asked with another N is analysed again
+    redock_sites: int = option(
+        0, "--redock-sites", help="blind docking: dock again, under restraints on their "
+        "interface residues, the first N distinct sites of the ranking (leaders 15 Å "
+        "apart) and rank each one's best model first, site by site (about a restrained "
+        "docking's time each)", type=int, metavar="N",
+    )  # fmt: skip
     #: swarms only above the receptor's membrane beads, or between its two layers
     membrane: bool = option(False, like=_setup_flag("membrane"), key="unless", off=False)
     transmembrane: bool = option(False, like=_setup_flag("transmembrane"), key="unless", off=False)
@@ -164,10 +173,17 @@ def key_options(options: DockOptions) -> dict[str, Any]:
 
 def check_options(options: DockOptions) -> None:
     """Refuse impossible protocol options before any work (one line each)."""
-    for name, least in (("steps", 1), ("glowworms", 1), ("swarms", 0), ("top", 1)):
+    for name, least in (
+        ("steps", 1),
+        ("glowworms", 1),
+        ("swarms", 0),
+        ("top", 1),
+        ("redock_sites", 0),
+    ):
         value = getattr(options, name)
         if value < least:
-            raise SparkledockError(f"--{name} must be at least {least}, got {value}")
+            flag = name.replace("_", "-")
+            raise SparkledockError(f"--{flag} must be at least {least}, got {value}")
     if options.refine:
         from ..analysis.refine import require_openmm
 

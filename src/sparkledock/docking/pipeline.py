@@ -4,6 +4,7 @@ the folder, its record and resume key, setup, run and the analysis stages in ord
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -24,6 +25,7 @@ from ..runlog import LOGGER, RunRecord, file_record, untimed
 from .analyse import analyse, ranking_identity
 from .checks import check_docking
 from .options import DockOptions, dock_setup_options, engine_name, key_options, with_defaults
+from .sites import SITES_FOLDER, redock_sites
 
 #: What ``dock`` records in its output folder: the run's key, its stage and score history.
 DOCK_RECORD = "sparkledock_dock.json"
@@ -79,7 +81,7 @@ def write_record(
 
 def own_outputs(out: Path) -> list[Path]:
     """What a docking writes in its folder (``--force`` removes these, and only these)."""
-    names = ("setup", "ranking.csv", "interface.csv", "report.html", DOCK_RECORD)
+    names = ("setup", "ranking.csv", "interface.csv", "report.html", DOCK_RECORD, SITES_FOLDER)
     found = [out / n for n in names if (out / n).exists()]
     return found + sorted(out.glob("top_*.pdb")) + sorted(out.glob("top_*.cif"))
 
@@ -168,6 +170,11 @@ def dock(
                             "go; give one"
                         )
                     require_paratope(partners.raw[0], str(receptor))
+                if options.redock_sites and restraints is not None:
+                    raise SparkledockError(
+                        f"{restraints}: --redock-sites docks a blind docking's sites again "
+                        "under their own restraints; a restrained docking has its site"
+                    )
                 files = {"receptor": receptor, "ligand": ligand}
                 files |= {"restraints": restraints, "reference": reference}
                 runrec.inputs = {k: file_record(v) for k, v in files.items() if v is not None}
@@ -225,7 +232,8 @@ def dock(
         if not lead:
             return None
         write_record(out, key, "run", history, options.scoring_mode)
-        analyse(out, setup, restraints, reference, options, history, final, runrec)
+        sites = functools.partial(redock_sites, out, receptor, ligand, options, dock=dock)
+        analyse(out, setup, restraints, reference, options, history, final, runrec, sites)
         write_record(out, key, "done", history, options.scoring_mode, ranking_identity(options))
         runrec.finish()
         return out

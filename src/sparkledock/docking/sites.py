@@ -1,0 +1,139 @@
+"""Blind docking's best sites docked again under their own restraints (``--redock-sites N``).
+
+A blind ranking often finds the right site without an acceptable model of it: on training
+complexes the first ten distinct sites of the learned order hold one near the true interface
+for far more complexes than the first ten models hold an acceptable one (docs/performance.md,
+"eighth part"). Each of the first N sites (leaders of a greedy landmark-RMSD clustering of the
+ranking, :data:`SITE_RADIUS_A` apart, looked for among the first :data:`SITE_HEAD`) gives its
+interface residues (within 5 Å of the other partner, both sides) as active restraints to a
+restrained docking of the same partners (``OUT/sites/site_<i>/``, the restrained protocol's
+defaults: focused swarms, fast search, learned restrained ranking); each site's best model
+is ranked first, site by site, ahead of the blind ranking. The site dockings are ordinary
+dockings: each resumes on its own.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from ..analysis.contacts import pose_interfaces
+from ..analysis.rank import Ranked
+from ..analysis.ranking import landmark_atoms, landmarks, leaders
+from ..errors import SparkledockError
+from ..fileutil import atomic_write_text
+from ..molecule.system import DockingSetup
+from ..runlog import LOGGER
+from .options import DockOptions
+
+#: How far apart (Å, ligand-landmark RMSD) two sites' leaders are at least (chosen on
+#: training complexes: docs/performance.md, "eighth part").
+SITE_RADIUS_A = 15.0
+#: How far down the blind ranking sites are looked for.
+SITE_HEAD = 600
+#: Where a docking keeps its site dockings.
+SITES_FOLDER = "sites"
+
+
+@dataclasses.dataclass(frozen=True)
+class SiteModel:
+    """A site's best model, as the blind docking ranks it: its solution (pose in the
+    partners' frame, which every docking of the same inputs shares) and where it came from."""
+
+    site: int
+    solution: Ranked
+    cluster_size: int
+    folder: Path
+
+
+def site_leaders(setup: DockingSetup, ranking: list[Ranked], count: int) -> list[int]:
+    """Positions in ``ranking`` of its first ``count`` distinct sites."""
+    head = ranking[:SITE_HEAD]
+    if not head or count < 1:
+        return []
+    poses = np.array([r.pose for r in head]).reshape(len(head), setup.layout.size)
+    marks = landmarks(setup, poses, landmark_atoms(setup))
+    return leaders(marks, np.arange(len(head)), SITE_RADIUS_A, count).tolist()
+
+
+def restraint_lines(receptor: list[str], ligand: list[str]) -> str:
+    """A LightDock restraints file: every interface residue an active restraint."""
+    return "".join(f"R {r}\n" for r in receptor) + "".join(f"L {r}\n" for r in ligand)
+
+
+def site_options(options: DockOptions) -> DockOptions:
+    """A site docking's options: the blind docking's search settings (steps, glowworms,
+    engine, seed, threads, anm, scoring) under the restrained protocol's defaults for
+    placement, search mode, stopping and ranking; one model; no nested sites."""
+    return dataclasses.replace(
+        options, redock_sites=0, rank_method=None, scoring_mode=None, swarm_spacing=None,
+        stop_tolerance=None, swarms=0, top=1, refine=False, diverse=False, paratope=False,
+        quiet=True,
+    )  # fmt: skip
+
+
+def same_partners(a: Path, b: Path) -> bool:
+    """Whether two setup folders hold the same partners (structures and normal modes, byte
+    for byte): a pose of one then means the same complex in the other."""
+    names = sorted(p.name for p in a.glob("lightdock_*") if p.suffix in (".pdb", ".npy"))
+    return bool(names) and all(
+        (b / n).is_file() and (a / n).read_bytes() == (b / n).read_bytes() for n in names
+    )
+
+
+def _best_row(folder: Path) -> dict[str, str] | None:
+    with open(folder / "ranking.csv", newline="") as handle:
+        return next(csv.DictReader(handle), None)
+
+
+def redock_sites(
+    out: Path,
+    receptor: str | os.PathLike[str],
+    ligand: str | os.PathLike[str],
+    options: DockOptions,
+    setup: DockingSetup,
+    ranking: list[Ranked],
+    dock: Callable[..., Path | None],
+) -> list[SiteModel]:
+    """Dock the first ``options.redock_sites`` sites of ``ranking`` again (``dock``: the
+    docking function, :func:`sparkledock.docking.dock`) and return each one's best model,
+    in the sites' order. A site whose representative touches nothing (no interface residue
+    on a side) is passed over."""
+    root = out / SITES_FOLDER
+    chosen = site_leaders(setup, ranking, options.redock_sites)
+    poses = np.array([ranking[i].pose for i in chosen]).reshape(len(chosen), setup.layout.size)
+    models = []
+    for n, (position, (rec, lig)) in enumerate(
+        zip(chosen, pose_interfaces(setup, poses), strict=True), start=1
+    ):
+        if not rec or not lig:
+            LOGGER.info(f"site {n} (rank {position + 1}): no interface residues, passed over")
+            continue
+        root.mkdir(exist_ok=True)
+        restraints = root / f"site_{n}.restraints"
+        if not restraints.is_file() or restraints.read_text() != restraint_lines(rec, lig):
+            atomic_write_text(restraints, restraint_lines(rec, lig))
+        folder = root / f"site_{n}"
+        LOGGER.info(
+            f"site {n} of {len(chosen)} (blind rank {position + 1}): {len(rec)} + {len(lig)} "
+            f"interface residues as restraints, docking into {folder}"
+        )
+        dock(receptor, ligand, folder, restraints=restraints, options=site_options(options))
+        if not same_partners(setup.path, folder / "setup"):
+            raise SparkledockError(
+                f"{folder}: the site docking's partners differ from {setup.path}'s (its models "
+                "cannot be ranked with the blind docking's); remove it and dock again"
+            )
+        row = _best_row(folder)
+        if row is None:
+            continue
+        pose = tuple(float(x) for x in row["pose"].split())
+        solution = Ranked(int(row["swarm"]), int(row["glowworm"]), pose, 0.0, 0, 0.0,
+                          float(row["score"]))  # fmt: skip
+        models.append(SiteModel(n, solution, int(row["cluster_size"] or 1), folder))
+    return models

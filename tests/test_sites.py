@@ -1,0 +1,85 @@
+"""``dock --redock-sites``: a blind docking's first sites docked again under their interface
+restraints, their best models ranked first."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from conftest import BENCH
+from sparkledock.analysis.contacts import pose_interfaces
+from sparkledock.analysis.ranking import diverse, landmark_atoms, landmarks, leaders
+from sparkledock.docking import DockOptions, dock
+from sparkledock.docking.sites import SITE_RADIUS_A, restraint_lines, same_partners
+from sparkledock.errors import SparkledockError
+from sparkledock.io.lightdock import load_setup
+
+SRC = BENCH / "2X9A"
+REC, LIG = SRC / "2X9A_r_u.pdb", SRC / "2X9A_l_u.pdb"
+TINY = {"steps": 5, "glowworms": 20, "swarms": 12, "top": 3, "quiet": True}
+
+
+def test_leaders_are_the_greedy_clustering_heads_in_order():
+    marks = np.array([[0.0, 0, 0], [10, 0, 0], [20, 0, 0], [25, 0, 0], [-16, 0, 0]])
+    order = np.arange(5)
+    assert leaders(marks, order, 15.0).tolist() == [0, 2, 4]
+    assert leaders(marks, order, 15.0, count=2).tolist() == [0, 2]
+    assert leaders(marks, order[::-1], 15.0).tolist() == [4, 3, 0]  # (10 Å: 15 from 25)
+    assert diverse(marks, order, 15.0).tolist() == [0, 2, 4, 1, 3]
+
+
+def _rows(path):
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _atoms(path):
+    return [line for line in path.read_text().splitlines() if line.startswith("ATOM")]
+
+
+def test_site_models_come_first_and_are_the_site_dockings_own(tmp_path):
+    out = tmp_path / "blind"
+    dock(REC, LIG, out, options=DockOptions(**TINY, redock_sites=2))
+    rows = _rows(out / "ranking.csv")
+    assert [r["site"] for r in rows[:3]] == ["sites/site_1", "sites/site_2", ""]
+    # the site's best model, written in the blind docking's frame, is the site docking's own
+    for n in (1, 2):
+        site = out / "sites" / f"site_{n}"
+        assert same_partners(out / "setup", site / "setup")
+        assert _atoms(out / f"top_{n}.pdb") == _atoms(site / "top_1.pdb")
+        assert rows[n - 1]["pose"] == _rows(site / "ranking.csv")[0]["pose"]
+        assert f"of sites/site_{n}" in (out / f"top_{n}.pdb").read_text()
+    # the sites are the blind ranking's first leaders, their restraints its interface
+    setup = load_setup(out / "setup")
+    blind = np.array([[float(x) for x in r["pose"].split()] for r in rows[2:]])
+    marks = landmarks(setup, blind, landmark_atoms(setup))
+    first = leaders(marks, np.arange(len(blind)), SITE_RADIUS_A, count=2)
+    for n, index in enumerate(first, start=1):
+        rec, lig = pose_interfaces(setup, blind[index])[0]
+        assert (out / "sites" / f"site_{n}.restraints").read_text() == restraint_lines(rec, lig)
+    assert len(rows) == len(blind) + 2
+    record = json.loads((out / "run.json").read_text())
+    assert "sites" in [s["name"] for s in record["stages"]]
+    assert json.loads((out / "sparkledock_dock.json").read_text())["ranking"]["redock_sites"] == "2"
+    # asked again: nothing is redone; with one site more, only the analysis and that site
+    before = (out / "ranking.csv").stat().st_mtime_ns
+    dock(REC, LIG, out, options=DockOptions(**TINY, redock_sites=2))
+    assert (out / "ranking.csv").stat().st_mtime_ns == before
+    site_1 = (out / "sites" / "site_1" / "ranking.csv").stat().st_mtime_ns
+    dock(REC, LIG, out, options=DockOptions(**TINY, redock_sites=3))
+    assert [r["site"] for r in _rows(out / "ranking.csv")[:4]] == [
+        "sites/site_1", "sites/site_2", "sites/site_3", "",
+    ]  # fmt: skip
+    assert (out / "sites" / "site_1" / "ranking.csv").stat().st_mtime_ns == site_1
+
+
+def test_redock_sites_is_refused_with_restraints_or_below_zero(tmp_path):
+    with pytest.raises(SparkledockError, match=r"restraints\.list: --redock-sites"):
+        dock(REC, LIG, tmp_path / "a", restraints=SRC / "restraints.list",
+             options=DockOptions(**TINY, redock_sites=2))  # fmt: skip
+    with pytest.raises(SparkledockError, match="--redock-sites must be at least 0"):
+        dock(REC, LIG, tmp_path / "b", options=DockOptions(**TINY, redock_sites=-1))
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
