@@ -63,18 +63,21 @@ def write_restraints(path: Path, receptor: list[str], ligand: list[str]) -> None
     path.write_text("\n".join(lines) + "\n")
 
 
-def ranked_models(folder: Path) -> tuple[np.ndarray, np.ndarray]:
-    """The redock's ranking: scores and poses, best first."""
-    rows = (folder / "ranking.csv").read_text().splitlines()[1:]
-    head = (folder / "ranking.csv").read_text().splitlines()[0].split(",")
-    score_at, pose_at = head.index("score"), head.index("pose")
-    scores = np.array([float(r.split(",")[score_at]) for r in rows])
-    poses = np.array([[float(v) for v in r.split(",")[pose_at].split()] for r in rows])
-    return scores, poses
+def ranked_models(folder: Path) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """The redock's ranking: its columns (score, restraint satisfaction, cluster size) and
+    poses, best first."""
+    lines = (folder / "ranking.csv").read_text().splitlines()
+    head, rows = lines[0].split(","), [r.split(",") for r in lines[1:]]
+    columns = {
+        name: np.array([float(r[head.index(name)] or 0) for r in rows])
+        for name in ("score", "restraints", "cluster_size")
+    }
+    poses = np.array([[float(v) for v in r[head.index("pose")].split()] for r in rows])
+    return columns, poses
 
 
 def redock_site(
-    files: dict[str, Path], setup, pose: np.ndarray, out: Path, threads: int
+    files: dict[str, Path], setup, pose: np.ndarray, out: Path, threads: int, protocol: dict
 ) -> dict[str, np.ndarray]:
     """One site docked again under its interface's restraints; its ranked models' quality."""
     receptor, ligand = pose_interfaces(setup, pose[None])[0]
@@ -86,15 +89,16 @@ def redock_site(
     start = time.perf_counter()
     dock(
         files["receptor"], files["ligand"], work / "dock", restraints=restraints,
-        options=DockOptions(threads=threads, quiet=True, top=1),
+        options=DockOptions(threads=threads, quiet=True, top=1, **protocol),
     )  # fmt: skip
     wall = time.perf_counter() - start
-    scores, poses = ranked_models(work / "dock")
+    columns, poses = ranked_models(work / "dock")
     redock = load_setup(work / "dock" / "setup")
     q = pose_quality(quality_reference(redock, files["reference"]), redock, poses[:KEEP])
     shutil.rmtree(work, ignore_errors=True)
     record = {
-        "score": scores[:KEEP], "wall_s": np.array(wall), "n_models": np.array(len(scores)),
+        **{k: v[:KEEP] for k, v in columns.items()},
+        "wall_s": np.array(wall), "n_models": np.array(len(poses)),
         "n_receptor": np.array(len(receptor)), "n_ligand": np.array(len(ligand)),
         **{k: np.asarray(v) for k, v in q.items()},
     }  # fmt: skip
@@ -130,7 +134,8 @@ def run(args: argparse.Namespace) -> None:
             skip = args.near_only and not near_site(meta["fnat"][i], meta["irmsd"][i])
             if path.is_file() or skip:
                 continue
-            r = redock_site(files, setup, poses[index], path, args.threads)
+            protocol = {"glowworms": args.glowworms, "steps": args.steps}
+            r = redock_site(files, setup, poses[index], path, args.threads, protocol)
             print(
                 f"{name} site {i}: blind DockQ {meta['dockq'][i]:.2f} fnat {meta['fnat'][i]:.2f}"
                 f" -> redock top-1 DockQ {r['dockq'][0]:.2f}, best of {KEEP} "
@@ -200,6 +205,26 @@ def summary(args: argparse.Namespace) -> None:
         m1 = sum(1 for _, r, _ in rows.values() if (m := merged_first(r, 1)) and m <= cut)
         m2 = sum(1 for _, r, _ in rows.values() if (m := merged_first(r, 2)) and m <= cut)
         print(f"top {cut}: blind learned {blind} / {n}; merged, 1 per site {m1}; 2 per site {m2}")
+    # the sites ordered by what their redocks say (only where every site was redocked)
+    full = {k: r for k, (_, r, _) in rows.items() if all("score" in x for x in r)}
+    if not full:
+        return
+    print(f"\nsites reordered, {len(full)} complexes with every site redocked (1 per site):")
+    for label, key in ORDERS.items():
+        firsts = [merged_first(sorted(r, key=key), 1) for r in full.values()]
+        tops = [sum(1 for f in firsts if f and f <= cut) for cut in (1, 5, 10)]
+        print(f"  {label}: top 1 / 5 / 10 {' / '.join(map(str, tops))}")
+
+
+#: Orders of a complex's redocked sites (best first) tried on training complexes: the blind
+#: order, the redock's best score, its restraint satisfaction, its best cluster's size.
+ORDERS = {
+    "blind order": lambda r: 0,
+    "redock top-1 score": lambda r: -float(r["score"][0]),
+    "redock top-1 satisfaction, then score": lambda r: (-r["restraints"][0], -r["score"][0]),
+    "redock top-1 cluster size": lambda r: -float(r["cluster_size"][0]),
+    "redock mean score of top 5": lambda r: -float(np.mean(r["score"][:5])),
+}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -211,6 +236,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--sites", type=int, default=10)
     p.add_argument("--radius", type=float, default=15.0)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("-g", "--glowworms", type=int, default=200, help="the site dockings' glowworms")
+    p.add_argument("--steps", type=int, default=100, help="the site dockings' steps")
     p.add_argument("--summary", action="store_true")
     p.add_argument(
         "--near-only",

@@ -83,3 +83,21 @@ def test_redock_sites_is_refused_with_restraints_or_below_zero(tmp_path):
     with pytest.raises(SparkledockError, match="--redock-sites must be at least 0"):
         dock(REC, LIG, tmp_path / "b", options=DockOptions(**TINY, redock_sites=-1))
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_screen_redocks_the_sites_of_its_blind_pairs_only(tmp_path):
+    from sparkledock.docking.screen import screen
+
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text(
+        "name,receptor,ligand,restraints\n"
+        f"restrained,{REC},{LIG},{SRC / 'restraints.list'}\nfree,{REC},{LIG},\n"
+    )
+    out = tmp_path / "out"
+    screen(pairs, out, options=DockOptions(**TINY, redock_sites=1, threads=1))
+    assert not (out / "restrained" / "sites").exists()
+    assert "site" not in _rows(out / "restrained" / "ranking.csv")[0]
+    rows = _rows(out / "free" / "ranking.csv")
+    assert [r["site"] for r in rows[:2]] == ["sites/site_1", ""]
+    site = out / "free" / "sites" / "site_1"
+    assert _atoms(out / "free" / "top_1.pdb") == _atoms(site / "top_1.pdb")

@@ -15,6 +15,7 @@ import io
 import os
 import warnings
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from .analyse import analyse
 from .checks import check_docking
 from .options import DockOptions, check_options, default_scoring_mode, engine_name, with_defaults
 from .pipeline import (
+    dock,
     dock_key,
     own_outputs,
     prepare_dock_setup,
@@ -37,6 +39,7 @@ from .pipeline import (
     remove_paths,
     write_record,
 )
+from .sites import redock_sites
 
 REQUIRED = ("name", "receptor", "ligand")
 OPTIONAL = ("restraints", "reference")
@@ -283,9 +286,14 @@ def _analyse(pair: Pair, out: Path, options: DockOptions, setup: Path, history, 
     files = {"receptor": pair.receptor, "ligand": pair.ligand, "restraints": pair.restraints}
     files["reference"] = pair.reference
     pair_record.inputs = {k: file_record(v) for k, v in files.items() if v}
+    sites = None
+    if options.redock_sites and not pair.restraints:  # (a blind pair: its sites docked again)
+        folder = out / pair.name
+        sites = partial(redock_sites, folder, pair.receptor, pair.ligand, quiet, dock=dock)
     analyse(
-        out / pair.name, setup, pair.restraints, pair.reference, quiet, history, runrec=pair_record
-    )
+        out / pair.name, setup, pair.restraints, pair.reference, quiet, history,
+        runrec=pair_record, sites=sites,
+    )  # fmt: skip
     pair_record.finish()
 
 
