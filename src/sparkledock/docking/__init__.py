@@ -2,7 +2,8 @@
 
 :mod:`.options` holds the options and what each protocol decides, :mod:`.checks` what a
 docking is refused for before any work, :mod:`.pipeline` the folder, its record and the
-stages in order, :mod:`.analyse` the analysis stages, :mod:`.screen` many pairs in one job
+stages in order, :mod:`.analyse` the analysis stages, :mod:`.sites` a blind ranking's first
+sites docked again (``--redock-sites``), :mod:`.screen` many pairs in one job
 (``sparkledock screen``)."""
 
 from .analyse import analyse, term_columns
