@@ -40,6 +40,7 @@ from sparkledock.analysis.contacts import pose_interfaces
 from sparkledock.analysis.quality import pose_quality, quality_reference
 from sparkledock.analysis.ranking import diverse
 from sparkledock.docking import DockOptions, dock
+from sparkledock.docking.sites import restraint_lines
 from sparkledock.io.lightdock import load_setup
 
 #: How far down the learned order the sites are looked for.
@@ -55,12 +56,6 @@ def sites(pool: dict[str, np.ndarray], count: int, radius: float) -> np.ndarray:
     ranked = np.lexsort((np.arange(len(key)), -key))
     leaders = diverse(pool_marks(pool), ranked[:HEAD], radius)
     return leaders[:count]
-
-
-def write_restraints(path: Path, receptor: list[str], ligand: list[str]) -> None:
-    """A LightDock restraints file: every interface residue active."""
-    lines = [f"R {r}" for r in receptor] + [f"L {r}" for r in ligand]
-    path.write_text("\n".join(lines) + "\n")
 
 
 def ranked_models(folder: Path) -> tuple[dict[str, np.ndarray], np.ndarray]:
@@ -85,7 +80,7 @@ def redock_site(
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     restraints = work.parent / f"{work.name}.restraints"
-    write_restraints(restraints, receptor, ligand)
+    restraints.write_text(restraint_lines(receptor, ligand))  # (as the package writes them)
     start = time.perf_counter()
     dock(
         files["receptor"], files["ligand"], work / "dock", restraints=restraints,

@@ -48,7 +48,6 @@ class SiteModel:
     site: int
     solution: Ranked
     cluster_size: int
-    folder: Path
 
 
 def site_leaders(setup: DockingSetup, ranking: list[Ranked], count: int) -> list[int]:
@@ -115,9 +114,9 @@ def redock_sites(
             LOGGER.info(f"site {n} (rank {position + 1}): no interface residues, passed over")
             continue
         root.mkdir(exist_ok=True)
-        restraints = root / f"site_{n}.restraints"
-        if not restraints.is_file() or restraints.read_text() != restraint_lines(rec, lig):
-            atomic_write_text(restraints, restraint_lines(rec, lig))
+        restraints, text = root / f"site_{n}.restraints", restraint_lines(rec, lig)
+        if not restraints.is_file() or restraints.read_text() != text:  # (kept on a rerun)
+            atomic_write_text(restraints, text)
         folder = root / f"site_{n}"
         LOGGER.info(
             f"site {n} of {len(chosen)} (blind rank {position + 1}): {len(rec)} + {len(lig)} "
@@ -135,5 +134,5 @@ def redock_sites(
         pose = tuple(float(x) for x in row["pose"].split())
         solution = Ranked(int(row["swarm"]), int(row["glowworm"]), pose, 0.0, 0, 0.0,
                           float(row["score"]))  # fmt: skip
-        models.append(SiteModel(n, solution, int(row["cluster_size"] or 1), folder))
+        models.append(SiteModel(n, solution, int(row["cluster_size"] or 1)))
     return models
