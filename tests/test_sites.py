@@ -31,6 +31,18 @@ def test_leaders_are_the_greedy_clustering_heads_in_order():
     assert diverse(marks, order, 15.0).tolist() == [0, 2, 4, 1, 3]
 
 
+def test_site_dockings_run_the_restrained_protocol_whatever_the_blind_one():
+    from sparkledock.docking import RESTRAINED_SPACING_A, with_defaults
+    from sparkledock.docking.sites import site_options
+
+    blind = DockOptions(protocol="lightdock", redock_sites=3, swarms=40, top=10, steps=7, seed=5)
+    site = with_defaults(site_options(blind), restrained=True)
+    assert (site.protocol, site.swarm_spacing, site.rank_method) == (
+        "sparkledock", RESTRAINED_SPACING_A, "learned",
+    )  # fmt: skip
+    assert (site.redock_sites, site.swarms, site.top, site.steps, site.seed) == (0, 0, 1, 7, 5)
+
+
 def _rows(path):
     with open(path, newline="") as handle:
         return list(csv.DictReader(handle))

@@ -67,12 +67,14 @@ def restraint_lines(receptor: list[str], ligand: list[str]) -> str:
 
 def site_options(options: DockOptions) -> DockOptions:
     """A site docking's options: the blind docking's search settings (steps, glowworms,
-    engine, seed, threads, anm, scoring) under the restrained protocol's defaults for
-    placement, search mode, stopping and ranking; one model; no nested sites."""
+    engine, seed, threads, anm, scoring) under the sparkledock protocol's restrained
+    defaults for placement, search mode, stopping and ranking (whatever the blind docking's
+    protocol: LightDock's 20 swarms per restraint residue and exact search would make each
+    site cost several blind dockings); one model; no nested sites."""
     return dataclasses.replace(
         options, redock_sites=0, rank_method=None, scoring_mode=None, swarm_spacing=None,
         stop_tolerance=None, swarms=0, top=1, refine=False, diverse=False, paratope=False,
-        quiet=True,
+        quiet=True, protocol="sparkledock",
     )  # fmt: skip
 
 
