@@ -9,12 +9,13 @@ of a greedy landmark-RMSD clustering at ``--radius`` Å), turns each site's inte
 residues (within 5 Å of the other partner) into restraints on both partners, and docks
 again with the restrained protocol users run (its swarm rule, fast search, learned
 restrained ranking). The sites' best models are then merged: site by site in the learned
-order, ``--per-site`` models from each.
+order, one (or, in the summary's other column, two) from each.
 
 Reads blind pool folders (``restrained_pools.py --blind --keep-setup``) and their archived
 features (``blind_learned.py --archive``); writes, resumably, one record per site
-(``<out>/<C>/site_<i>.npz``: the restraints, and the redock's ranked models' scores and
-quality). The restrained docking itself is removed once recorded.
+(``<out>/<C>/site_<i>.npz``: the redock's best models' scores, restraint satisfaction,
+cluster sizes and quality; its restraints beside it, ``site_<i>.restraints``). The
+restrained docking itself is removed once recorded.
 
 Usage:
     python benchmarks/site_redock.py --pools /work/runs/train_blind \
@@ -38,7 +39,7 @@ from dock_accuracy import inputs as complex_inputs
 from sparkledock.analysis import learned
 from sparkledock.analysis.contacts import pose_interfaces
 from sparkledock.analysis.quality import pose_quality, quality_reference
-from sparkledock.analysis.ranking import diverse
+from sparkledock.analysis.ranking import leaders
 from sparkledock.docking import DockOptions, dock
 from sparkledock.docking.sites import restraint_lines
 from sparkledock.io.lightdock import load_setup
@@ -51,11 +52,11 @@ KEEP = 20
 
 def sites(pool: dict[str, np.ndarray], count: int, radius: float) -> np.ndarray:
     """The first ``count`` distinct sites of the shipped learned order: representatives no
-    closer than ``radius`` Å (landmark RMSD) to a better one."""
+    closer than ``radius`` Å (landmark RMSD) to a better one (the package's
+    ``ranking.leaders``, as ``dock --redock-sites`` picks them)."""
     key = learned.learned_key(pool, "blind")
     ranked = np.lexsort((np.arange(len(key)), -key))
-    leaders = diverse(pool_marks(pool), ranked[:HEAD], radius)
-    return leaders[:count]
+    return leaders(pool_marks(pool), ranked[:HEAD], radius, count)
 
 
 def ranked_models(folder: Path) -> tuple[dict[str, np.ndarray], np.ndarray]:
@@ -108,14 +109,15 @@ def run(args: argparse.Namespace) -> None:
     for name in names:
         folder = args.pools / name
         pool = read_archive(args.archives / f"{name}.npz")
-        poses = np.load(folder / "pool.npz")["pose"]
+        with np.load(folder / "pool.npz") as data:  # (poses, and the sites' quality)
+            site_quality = {k: data[k] for k in ("pose", "dockq", "fnat", "irmsd")}
+        poses = site_quality["pose"]
         setup = load_setup(folder / "dock" / "setup")
         where = next(s for s in ("train", "bench", "bench5") if (SHARED / s / name).is_dir())
         files = complex_inputs(SHARED / where / name)
         out = args.out / name
         out.mkdir(parents=True, exist_ok=True)
         chosen = sites(pool, args.sites, args.radius)
-        site_quality = np.load(folder / "pool.npz")
         meta = {
             "sites": chosen.tolist(),
             "dockq": site_quality["dockq"][chosen].tolist(),
