@@ -56,14 +56,18 @@ def test_site_models_come_first_and_are_the_site_dockings_own(tmp_path):
     out = tmp_path / "blind"
     dock(REC, LIG, out, options=DockOptions(**TINY, redock_sites=2))
     rows = _rows(out / "ranking.csv")
-    assert [r["site"] for r in rows[:3]] == ["sites/site_1", "sites/site_2", ""]
-    # the site's best model, written in the blind docking's frame, is the site docking's own
-    for n in (1, 2):
-        site = out / "sites" / f"site_{n}"
+    assert sorted(r["site"] for r in rows[:2]) == ["sites/site_1", "sites/site_2"]
+    assert rows[2]["site"] == ""
+    # best score first (docking.sites.site_order), each its site docking's own best model,
+    # written in the blind docking's frame
+    assert float(rows[0]["score"]) >= float(rows[1]["score"])
+    for i, row in enumerate(rows[:2]):
+        site = out / row["site"]
         assert same_partners(out / "setup", site / "setup")
-        assert _atoms(out / f"top_{n}.pdb") == _atoms(site / "top_1.pdb")
-        assert rows[n - 1]["pose"] == _rows(site / "ranking.csv")[0]["pose"]
-        assert f"of sites/site_{n}" in (out / f"top_{n}.pdb").read_text()
+        assert _atoms(out / f"top_{i + 1}.pdb") == _atoms(site / "top_1.pdb")
+        assert row["pose"] == _rows(site / "ranking.csv")[0]["pose"]
+        assert row["score"] == _rows(site / "ranking.csv")[0]["score"]
+        assert f"of {row['site']}" in (out / f"top_{i + 1}.pdb").read_text()
     # the sites are the blind ranking's first leaders, their restraints its interface
     setup = load_setup(out / "setup")
     blind = np.array([[float(x) for x in r["pose"].split()] for r in rows[2:]])
@@ -82,9 +86,11 @@ def test_site_models_come_first_and_are_the_site_dockings_own(tmp_path):
     assert (out / "ranking.csv").stat().st_mtime_ns == before
     site_1 = (out / "sites" / "site_1" / "ranking.csv").stat().st_mtime_ns
     dock(REC, LIG, out, options=DockOptions(**TINY, redock_sites=3))
-    assert [r["site"] for r in _rows(out / "ranking.csv")[:4]] == [
-        "sites/site_1", "sites/site_2", "sites/site_3", "",
-    ]  # fmt: skip
+    rows = _rows(out / "ranking.csv")
+    assert sorted(r["site"] for r in rows[:3]) == ["sites/site_1", "sites/site_2", "sites/site_3"]
+    assert [float(r["score"]) for r in rows[:3]] == sorted(
+        (float(r["score"]) for r in rows[:3]), reverse=True
+    )
     assert (out / "sites" / "site_1" / "ranking.csv").stat().st_mtime_ns == site_1
 
 
@@ -113,3 +119,14 @@ def test_screen_redocks_the_sites_of_its_blind_pairs_only(tmp_path):
     assert [r["site"] for r in rows[:2]] == ["sites/site_1", ""]
     site = out / "free" / "sites" / "site_1"
     assert _atoms(out / "free" / "top_1.pdb") == _atoms(site / "top_1.pdb")
+
+
+def test_site_order_is_best_score_first_then_the_blind_order():
+    from sparkledock.analysis.rank import Ranked
+    from sparkledock.docking.sites import SiteModel, site_order
+
+    def model(site, score):
+        return SiteModel(site, Ranked(0, site, (0.0,), 0.0, 0, 0.0, score), 1)
+
+    got = site_order([model(1, -3.0), model(2, 5.0), model(3, -3.0), model(4, 7.5)])
+    assert [m.site for m in got] == [4, 2, 1, 3]

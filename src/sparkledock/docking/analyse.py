@@ -73,6 +73,7 @@ def ranking_identity(options: DockOptions) -> dict[str, str]:
     if options.redock_sites:  # (and the site dockings' own ranking model)
         identity["redock_sites"] = str(options.redock_sites)
         identity["site_model"] = _model_identity("learned")["model"]
+        identity["site_order"] = "score"  # (docking.sites.site_order)
     return identity
 
 

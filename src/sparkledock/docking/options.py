@@ -110,12 +110,12 @@ class DockOptions:
         "better-ranked one back", action="store_true",
     )  # fmt: skip
     #: blind docking: the first N distinct sites of the ranking docked again under their
-    #: interface's restraints, each one's best model ranked first (:mod:`.sites`); not in the
+    #: interface's restraints, their best models ranked first (:mod:`.sites`); not in the
     #: key (the run is the same): a finished docking asked with another N is analysed again
     redock_sites: int = option(
         0, "--redock-sites", help="blind docking: dock again, under restraints on their "
         "interface residues, the first N distinct sites of the ranking (leaders 15 Å "
-        "apart) and rank each one's best model first, site by site (about a restrained "
+        "apart) and rank their best models first, best score first (about a restrained "
         "docking's time each)", type=int, metavar="N",
     )  # fmt: skip
     #: swarms only above the receptor's membrane beads, or between its two layers
