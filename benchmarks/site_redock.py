@@ -208,9 +208,21 @@ def summary(args: argparse.Namespace) -> None:
         return
     print(f"\nsites reordered, {len(full)} complexes with every site redocked (1 per site):")
     for label, key in ORDERS.items():
-        firsts = [merged_first(sorted(r, key=key), 1) for r in full.values()]
+        # (records of the first --near-only runs keep no satisfaction or cluster size)
+        known = [r for r in full.values() if all(_reads(key, x) for x in r)]
+        firsts = [merged_first(sorted(r, key=key), 1) for r in known]
         tops = [sum(1 for f in firsts if f and f <= cut) for cut in (1, 5, 10)]
-        print(f"  {label}: top 1 / 5 / 10 {' / '.join(map(str, tops))}")
+        scope = "" if len(known) == len(full) else f" (the {len(known)} whose records have it)"
+        print(f"  {label}: top 1 / 5 / 10 {' / '.join(map(str, tops))}{scope}")
+
+
+def _reads(key, record: dict) -> bool:
+    """Whether an order's key can be read from a site record."""
+    try:
+        key(record)
+    except KeyError:
+        return False
+    return True
 
 
 #: Orders of a complex's redocked sites (best first) tried on training complexes: the blind
