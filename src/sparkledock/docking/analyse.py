@@ -28,7 +28,7 @@ from ..io.setupdir import SetupDir
 from ..molecule.system import DockingSetup
 from ..runlog import LOGGER, RunRecord, untimed
 from .options import FILTER_FRACTION, DockOptions, with_defaults
-from .sites import SITES_FOLDER, SiteModel
+from .sites import SITE_ORDER, SITES_FOLDER, SiteModel
 
 
 def _refine_top(
@@ -73,7 +73,7 @@ def ranking_identity(options: DockOptions) -> dict[str, str]:
     if options.redock_sites:  # (and the site dockings' own ranking model)
         identity["redock_sites"] = str(options.redock_sites)
         identity["site_model"] = _model_identity("learned")["model"]
-        identity["site_order"] = "score"  # (docking.sites.site_order)
+        identity["site_order"] = SITE_ORDER
     return identity
 
 

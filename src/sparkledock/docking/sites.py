@@ -36,6 +36,9 @@ from .options import DockOptions
 SITE_RADIUS_A = 15.0
 #: How far down the blind ranking sites are looked for.
 SITE_HEAD = 600
+#: How :func:`site_order` ranks the site models (in a finished docking's ranking record: a
+#: docking ranked under another order is ranked again).
+SITE_ORDER = "best score"
 #: Where a docking keeps its site dockings.
 SITES_FOLDER = "sites"
 
