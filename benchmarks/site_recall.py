@@ -9,7 +9,8 @@ restrained docking finds the acceptable model. This cross-validates, by complex,
 archived training pools whose pool folders give each representative's fnat and iRMSD:
 
 - the label: the CAPRI class (shipped); "near" graded (0 far, 1 near: fnat >= 0.1 and
-  iRMSD <= 8 Å, then 2-4 for acceptable, medium, high); DockQ in tenths;
+  iRMSD <= 8 Å, then 2-4 for acceptable, medium, high); near or better (binary,
+  ``near_only``); DockQ in tenths;
 - the feature set (``blind_learned.FEATURE_SETS``),
 
 and counts complexes with a near site (and an acceptable site) among the first
@@ -89,8 +90,6 @@ def main(argv: list[str] | None = None) -> None:
           f"{args.folds} folds by complex, sites {args.radius:g} Å apart\n")  # fmt: skip
     cols = " | ".join(f"near / acceptable in {s} sites" for s in args.sites)
     print(f"| ranker | {cols} |\n|---|{'---|' * len(args.sites)}")
-    shipped = {n: learned.learned_key(pools[n], "blind") for n in names}
-    rows = [("shipped model (trained on most of these: not a held-out figure)", shipped)]
     for features in args.features:
         for label in args.labels:
             bl.LABEL[0] = label
@@ -105,7 +104,8 @@ def main(argv: list[str] | None = None) -> None:
                         keys[n] = model.predict(learned.feature_matrix(pools[n], spec))
                 runs.append(keys)
             show(f"{features} features, label {label} (held out)", runs, pools, args)
-    show(rows[0][0], [rows[0][1]], pools, args)
+    shipped = {n: learned.learned_key(pools[n], "blind") for n in names}
+    show("shipped model (trained on most of these: not a held-out figure)", [shipped], pools, args)
 
 
 def show(name: str, runs: list[dict], pools: dict, args: argparse.Namespace) -> None:
