@@ -233,7 +233,18 @@ ORDERS = {
     "redock top-1 satisfaction, then score": lambda r: (-r["restraints"][0], -r["score"][0]),
     "redock top-1 cluster size": lambda r: -float(r["cluster_size"][0]),
     "redock mean score of top 5": lambda r: -float(np.mean(r["score"][:5])),
+    # (added before the second choice: orders that do not grow with the site's size, the
+    # restraint residues on both sides)
+    "redock top-1 score per restraint residue": lambda r: -float(r["score"][0]) / _size(r),
+    "redock top-1 score per root of restraint residues": (
+        lambda r: -float(r["score"][0]) / np.sqrt(_size(r))
+    ),
 }
+
+
+def _size(record: dict) -> float:
+    """A site's size: its restraint residues on both partners."""
+    return float(record["n_receptor"] + record["n_ligand"])
 
 
 def main(argv: list[str] | None = None) -> None:
