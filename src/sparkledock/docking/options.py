@@ -115,8 +115,8 @@ class DockOptions:
     redock_sites: int = option(
         0, "--redock-sites", help="blind docking: dock again, under restraints on their "
         "interface residues, the first N distinct sites of the ranking (leaders 15 Å "
-        "apart) and rank their best models first, best score first (about a restrained "
-        "docking's time each)", type=int, metavar="N",
+        "apart) and rank their best models first, in the sites' order (about a "
+        "restrained docking's time each)", type=int, metavar="N",
     )  # fmt: skip
     #: swarms only above the receptor's membrane beads, or between its two layers
     membrane: bool = option(False, like=_setup_flag("membrane"), key="unless", off=False)
