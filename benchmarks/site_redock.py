@@ -228,8 +228,8 @@ def _reads(key, record: dict) -> bool:
 #: Orders of a complex's redocked sites (best first) tried on training complexes: the blind
 #: order, the redock's best score, its restraint satisfaction, its best cluster's size.
 ORDERS = {
-    "blind order": lambda r: 0,
-    "redock top-1 score (the package's, docking.sites.site_order)": lambda r: -float(r["score"][0]),
+    "blind order (the package's, docking.sites.site_order)": lambda r: 0,
+    "redock top-1 score": lambda r: -float(r["score"][0]),
     "redock top-1 satisfaction, then score": lambda r: (-r["restraints"][0], -r["score"][0]),
     "redock top-1 cluster size": lambda r: -float(r["cluster_size"][0]),
     "redock mean score of top 5": lambda r: -float(np.mean(r["score"][:5])),
