@@ -4,8 +4,9 @@
 Protocol (LightDock's blind one): no restraints, LightDock's swarm rule over the whole
 receptor surface, 200 glowworms, 100 steps, 10 + 10 normal modes; the search on the fast
 scoring path (``--scoring-mode fast``, the final glowworms re-scored exactly) unless
-``--scoring-mode exact``. Per complex: the best CAPRI class of the DFIRE-ranked models in the
-top 1, 5 and 10 (DockQ against the bound reference), the top model's DockQ, the wall time,
+``--scoring-mode exact``; the site stage as ``dock`` runs it (``--redock-sites``). Per
+complex: the best CAPRI class of ranking.csv's models (the site models first) in the top 1,
+5 and 10 (DockQ against the bound reference), the top model's DockQ, the wall time,
 and LightDock's published blind success at top 1 / 5 / 10 (``lightdock_bm5_BLIND.list``:
 success at top N = fnat >= 0.1 and (L-RMSD <= 10 or i-RMSD <= 4) among its first N models).
 
@@ -269,6 +270,12 @@ def main() -> None:
     parser.add_argument("-g", "--glowworms", type=int, default=200)
     parser.add_argument("--swarms", type=int, default=0, help="0: LightDock's rule")
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument(
+        "--redock-sites",
+        type=int,
+        default=None,
+        help="sites docked again (dock --redock-sites; default: the protocol's, 10)",
+    )
     parser.add_argument("--out", type=Path, default=Path("blind_accuracy"))
     parser.add_argument("--fresh", action="store_true", help="rerun finished dockings")
     parser.add_argument(

@@ -112,6 +112,7 @@ def run_one(
             quiet=True,
             scoring_mode=mode,
             paratope=paratope,
+            redock_sites=getattr(args, "redock_sites", None),  # (blind: the protocol's)
         ),
     )
     wall = time.perf_counter() - start

@@ -105,6 +105,7 @@ def pool(folder: Path, out: Path, args: argparse.Namespace) -> dict:
         scoring_mode=args.scoring_mode,
         swarm_spacing=args.spacing,
         rank_method="dfire",
+        redock_sites=0,  # (the search's pool; site_redock.py docks a blind pool's sites)
     )
     restraints = None if args.blind else files["restraints"]
     dock(files["receptor"], files["ligand"], work, restraints=restraints, options=options)

@@ -395,6 +395,7 @@ def test_dock_and_rank_use_the_blind_model_and_record_it(tmp_path):
     out = tmp_path / "out"
     argv = ["dock", str(src / "2X9A_r_u.pdb"), str(src / "2X9A_l_u.pdb"), "-o", str(out)]
     argv += ["-s", "3", "-g", "12", "--steps", "10", "--rank-method", "learned_blind"]
+    argv += ["--redock-sites", "0"]  # (the blind ranking alone: rank lists no site models)
     assert main([*argv, "--quiet"]) == 0
     record = json.loads((out / "run.json").read_text())
     rank = next(s for s in record["stages"] if s["name"] == "rank")

@@ -339,7 +339,8 @@ def test_dock_and_screen_in_fast_mode_report_exact_scores(tmp_path, capsys):
     pairs.write_text(f"name,receptor,ligand\nfree,{src / '2X9A_r_u.pdb'},{src / '2X9A_l_u.pdb'}\n")
     screen = tmp_path / "screen"
     args = ["screen", str(pairs), "-o", str(screen), "--steps", "2", "-g", "8", "-s", "2",
-            "--top", "2", "--quiet", "--threads", "1", "--scoring-mode", "fast"]  # fmt: skip
+            "--top", "2", "--quiet", "--threads", "1", "--scoring-mode", "fast",
+            "--redock-sites", "0"]  # fmt: skip
     assert main(args) == 0
     marker = screen / "free" / "setup" / "swarm_0" / "sparkledock_done.json"
     assert "fast" in marker.read_text()

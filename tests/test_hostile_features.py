@@ -136,6 +136,7 @@ def test_the_python_api_takes_an_engine_by_name(tmp_path):
     with pytest.raises(SparkledockError, match="steps must be an integer"):
         sparkledock.run(tmp_path, "5")
     opts = {"engine": "numba", "steps": 2, "glowworms": 4, "swarms": 1, "quiet": True}
+    opts["redock_sites"] = 0
     result = sparkledock.dock(REC, LIG, tmp_path / "out", **opts)
     assert result.record["engine"].startswith("numba")
 

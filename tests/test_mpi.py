@@ -149,6 +149,7 @@ def test_screen_on_two_ranks_equals_one_process(tmp_path):
         f"name,receptor,ligand,restraints\na,{rec},{lig},{ex / 'restraints.list'}\nb,{rec},{lig},\n"
     )
     common = ["--steps", "2", "-g", "8", "-s", "3", "--top", "1", "--quiet", "--threads", "1"]
+    common += ["--redock-sites", "0"]  # (the screen's search and ranking, without site dockings)
     assert main(["screen", str(pairs), "-o", str(tmp_path / "one"), *common]) == 0
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     command = ["mpirun", "--oversubscribe", "-np", "2", sys.executable, "-m", "sparkledock.cli",

@@ -143,7 +143,7 @@ def test_blind_dock_with_population_ranking_and_the_rank_stage(tmp_path):
     from sparkledock.cli import main
     from sparkledock.io.lightdock import load_setup
 
-    out = _blind_dock(tmp_path, "--rank-method", "population", "--diverse")
+    out = _blind_dock(tmp_path, "--rank-method", "population", "--diverse", "--redock-sites", "0")
     rows = list(csv.DictReader((out / "ranking.csv").open()))
     by_score = read_ranking(out / "setup" / "rank_by_scoring.list")
     key = [(int(r["swarm"]), int(r["glowworm"])) for r in rows]
@@ -298,12 +298,16 @@ def test_rigid_only_rescoring_drops_the_normal_mode_extents(setups):
 
 def test_blind_dock_ranks_by_the_blind_default_and_says_so(tmp_path):
     """Without restraints and without --rank-method, ``dock`` ranks by the blind default
-    (the learned model): ranking.csv is rerank(..., "learned_blind") of the same
-    representatives, unlike soft_consensus's order, and run.json records it."""
+    (the learned model) behind the default site stage's models (``SITE_DEFAULT`` sites
+    docked again, in the sites' order): ranking.csv is the site models, then
+    rerank(..., "learned_blind") of the same representatives, unlike soft_consensus's order,
+    and run.json records both."""
     import csv
     import json
 
     from sparkledock.analysis.rank import chosen_glowworms
+    from sparkledock.docking.options import SITE_DEFAULT
+    from sparkledock.docking.sites import site_leaders
     from sparkledock.io.lightdock import load_setup
 
     out = _blind_dock(tmp_path)
@@ -311,7 +315,10 @@ def test_blind_dock_ranks_by_the_blind_default_and_says_so(tmp_path):
     setup = load_setup(out / "setup")
     chosen = chosen_glowworms(out / "setup", list(range(6)), 4)
     expected = ranking.rerank(setup, chosen, "learned_blind")
-    assert [(int(r["swarm"]), int(r["glowworm"])) for r in rows] == [
+    sites = len(site_leaders(setup, expected, SITE_DEFAULT))
+    assert sites == min(SITE_DEFAULT, len(list(out.glob("sites/site_*.restraints")))) > 1
+    assert [r["site"] for r in rows[:sites]] == [f"sites/site_{n}" for n in range(1, sites + 1)]
+    assert [(int(r["swarm"]), int(r["glowworm"])) for r in rows[sites:]] == [
         (r.swarm, r.glowworm) for r in expected
     ]
     for other in ("dfire", "soft_consensus"):
@@ -320,6 +327,10 @@ def test_blind_dock_ranks_by_the_blind_default_and_says_so(tmp_path):
         ]
     record = json.loads((out / "run.json").read_text())
     assert record["options"]["rank_method"] == "learned_blind"
+    stage = next(s for s in record["stages"] if s["name"] == "sites")
+    assert stage["summary"] == f"{sites} site models ranked first"
+    ranked = json.loads((out / "sparkledock_dock.json").read_text())["ranking"]
+    assert ranked["redock_sites"] == "the protocol's"
     # and searched in fast mode, the blind default, as both records say
     assert record["options"]["scoring_mode"] == "fast"
     assert json.loads((out / "sparkledock_dock.json").read_text())["scoring_mode"] == "fast"

@@ -160,6 +160,7 @@ def test_evaluation_needs_no_extra(monkeypatch, tmp_path, capsys):
     out = tmp_path / "out"
     argv = ["dock", str(SRC / "2X9A_r_u.pdb"), str(SRC / "2X9A_l_u.pdb"), "-o", str(out)]
     argv += ["--reference", str(SRC / "2X9A_target.pdb"), "-s", "2", "-g", "6", "--steps", "2"]
+    argv += ["--redock-sites", "0"]
     assert main([*argv, "--quiet"]) == 0
     rows = list(csv.DictReader((out / "ranking.csv").open()))
     assert rows and all(0.0 <= float(r["DockQ"]) <= 1.0 and r["CAPRI"] for r in rows)

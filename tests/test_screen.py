@@ -31,7 +31,7 @@ def test_screen_two_pairs_and_resume(tmp_path, capsys):
     )  # fmt: skip
     out = tmp_path / "out"
     args = ["screen", str(pairs), "-o", str(out), "--steps", "2", "-g", "8", "-s", "3", "--top",
-            "2", "--quiet", "--threads", "1"]  # fmt: skip
+            "2", "--quiet", "--threads", "1", "--redock-sites", "0"]  # fmt: skip
     assert main(args) == 0
     rows = list(csv.DictReader((out / "summary.csv").open()))
     assert [r["name"] for r in rows] == ["restrained", "free"]
@@ -93,7 +93,7 @@ def test_one_bad_pair_never_sinks_a_screen(tmp_path, capsys):
     pairs.write_text("\ufeff" + "\n".join(",".join(r) for r in rows) + "\n", encoding="utf-8")
     out = tmp_path / "out"
     args = ["screen", str(pairs), "-o", str(out), "--steps", "2", "-g", "6", "-s", "2",
-            "--top", "1", "--quiet", "--threads", "1"]  # fmt: skip
+            "--top", "1", "--quiet", "--threads", "1", "--redock-sites", "0"]  # fmt: skip
     assert main(args) == 1
     err = capsys.readouterr().err
     assert "4 pair(s) not docked" in err and "Traceback" not in err
@@ -114,7 +114,7 @@ def test_one_bad_pair_never_sinks_a_screen(tmp_path, capsys):
     write_pairs(other, [("name", "receptor", "ligand"), ("good", rec, str(ex / "2X9A_l_u.pdb"))])
     stamp = (out / "good" / "ranking.csv").stat().st_mtime_ns
     argv = ["screen", str(other), "-o", str(out), "--steps", "3", "-g", "6", "-s", "2",
-            "--top", "1", "--quiet", "--threads", "1"]  # fmt: skip
+            "--top", "1", "--quiet", "--threads", "1", "--redock-sites", "0"]  # fmt: skip
     assert main(argv) == 1
     row = next(csv.DictReader((out / "screen_summary.csv").open()))
     assert row["status"] == "refused" and "changed" in row["message"]

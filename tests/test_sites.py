@@ -43,6 +43,39 @@ def test_site_dockings_run_the_restrained_protocol_whatever_the_blind_one():
     assert (site.redock_sites, site.swarms, site.top, site.steps, site.seed) == (0, 0, 1, 7, 5)
 
 
+def test_the_protocol_docks_ten_sites_of_a_blind_protein_docking_unless_told(example_poses):
+    """``redock_sites`` left unset: SITE_DEFAULT sites for a blind DFIRE protein docking under
+    the sparkledock protocol; none with restraints, under LightDock's protocol, with a
+    membrane, --paratope, another scoring function or nucleic acid partners; a number given
+    is kept everywhere."""
+    from dataclasses import replace
+
+    from sparkledock.docking import with_defaults
+    from sparkledock.docking.options import SITE_DEFAULT
+    from sparkledock.docking.sites import site_count
+
+    setup = example_poses[0]
+    assert SITE_DEFAULT == 10
+    assert with_defaults(DockOptions(), restrained=False).redock_sites is None
+    assert site_count(with_defaults(DockOptions(), restrained=False), setup) == SITE_DEFAULT
+    for options, restrained in (
+        (DockOptions(), True),
+        (DockOptions(protocol="lightdock"), False),
+        (DockOptions(membrane=True), False),
+        (DockOptions(transmembrane=True), False),
+        (DockOptions(paratope=True), False),
+        (DockOptions(scoring="mj3h"), False),
+    ):
+        assert with_defaults(options, restrained).redock_sites == 0, options
+        asked = with_defaults(replace(options, redock_sites=3), restrained)
+        assert site_count(asked, setup) == 3
+    atoms = setup.ligand.atoms
+    dna = replace(atoms, res_name=np.full(len(atoms), "DA", dtype=atoms.res_name.dtype))
+    nucleic = replace(setup, ligand=replace(setup.ligand, atoms=dna))
+    assert site_count(with_defaults(DockOptions(), restrained=False), nucleic) == 0
+    assert site_count(DockOptions(redock_sites=2), nucleic) == 2
+
+
 def _rows(path):
     with open(path, newline="") as handle:
         return list(csv.DictReader(handle))

@@ -143,7 +143,7 @@ def test_evaluate_takes_the_reference_first_and_refuses_a_swapped_call(tmp_path,
 
     out = tmp_path / "out"
     sparkledock.dock(SRC / "2X9A_r_u.pdb", SRC / "2X9A_l_u.pdb", out, swarms=1, glowworms=4,
-                     steps=2, top=1, quiet=True)  # fmt: skip
+                     steps=2, top=1, quiet=True, redock_sites=0)  # fmt: skip
     model, reference = out / "top_1.pdb", SRC / "2X9A_target.pdb"
     quality = sparkledock.evaluate(reference, model)
     assert quality.capri in ("incorrect", "acceptable", "medium", "high")

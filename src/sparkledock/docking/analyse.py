@@ -28,7 +28,7 @@ from ..io.setupdir import SetupDir
 from ..molecule.system import DockingSetup
 from ..runlog import LOGGER, RunRecord, untimed
 from .options import FILTER_FRACTION, DockOptions, with_defaults
-from .sites import SITE_ORDER, SITES_FOLDER, SiteModel
+from .sites import SITE_ORDER, SITES_FOLDER, SiteModel, site_count
 
 
 def _refine_top(
@@ -70,8 +70,9 @@ def ranking_identity(options: DockOptions) -> dict[str, str]:
     the method and, for a learned one, the shipped model's hash. A finished docking asked
     again with another is ranked again (:func:`sparkledock.docking.dock`), not docked."""
     identity = {"rank_method": str(options.rank_method), **_model_identity(options.rank_method)}
-    if options.redock_sites:  # (and the site dockings' own ranking model)
-        identity["redock_sites"] = str(options.redock_sites)
+    if options.redock_sites != 0:  # (and the site dockings' own ranking model)
+        sites = options.redock_sites
+        identity["redock_sites"] = "the protocol's" if sites is None else str(sites)
         identity["site_model"] = _model_identity("learned")["model"]
         identity["site_order"] = SITE_ORDER
     return identity
@@ -205,8 +206,9 @@ def analyse(
             )
             info.update(_model_identity(options.rank_method))
     front: list[SiteModel] = []
-    if sites is not None and docked_with is None and options.redock_sites:
-        with stage("sites", f"the first {options.redock_sites} sites docked again") as info:
+    count = site_count(options, setup) if sites is not None and docked_with is None else 0
+    if count:
+        with stage("sites", f"the first {count} sites docked again") as info:
             front = sites(setup, ranking)
             ranking = [m.solution for m in front] + ranking
             info["summary"] = f"{len(front)} site models ranked first"

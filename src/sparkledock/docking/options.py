@@ -31,6 +31,11 @@ RESTRAINED_SPACING_A = 8.0
 #: The sparkledock protocol's early stopping with restraints
 #: (:func:`sparkledock.engine.spec.converged`), chosen on the training complexes.
 RESTRAINED_STOP_TOLERANCE = 0.01
+#: The sites a blind protein-protein docking docks again unless told (``--redock-sites``;
+#: :mod:`sparkledock.docking.sites`): on the twenty 2 / 4 / 4 in the top 1 / 5 / 10 against
+#: 2 / 3 / 3 without, on 12 unseen training complexes 2 / 7 / 9 against 1 / 2 / 5, for about
+#: three times a blind docking's time (docs/performance.md, "tenth" and "eleventh part").
+SITE_DEFAULT = 10
 
 
 def _setup_flag(name: str) -> Flag | None:
@@ -112,11 +117,14 @@ class DockOptions:
     #: blind docking: the first N distinct sites of the ranking docked again under their
     #: interface's restraints, their best models ranked first (:mod:`.sites`); not in the
     #: key (the run is the same): a finished docking asked with another N is analysed again
-    redock_sites: int = option(
-        0, "--redock-sites", help="blind docking: dock again, under restraints on their "
+    #: (None: the protocol's, :func:`default_sites`, decided for a nucleic acid by the setup)
+    redock_sites: int | None = option(
+        None, "--redock-sites", help="blind docking: dock again, under restraints on their "
         "interface residues, the first N distinct sites of the ranking (leaders 15 Å "
         "apart) and rank their best models first, in the sites' order (about a "
-        "restrained docking's time each)", type=int, metavar="N",
+        "restrained docking's time each; 0: none)", type=int, metavar="N",
+        default_text=f"{SITE_DEFAULT} for a blind protein-protein docking under the "
+        "sparkledock protocol (DFIRE search, no membrane, no --paratope), 0 otherwise",
     )  # fmt: skip
     #: swarms only above the receptor's membrane beads, or between its two layers
     membrane: bool = option(False, like=_setup_flag("membrane"), key="unless", off=False)
@@ -181,7 +189,7 @@ def check_options(options: DockOptions) -> None:
         ("redock_sites", 0),
     ):
         value = getattr(options, name)
-        if value < least:
+        if value is not None and value < least:
             flag = name.replace("_", "-")
             raise SparkledockError(f"--{flag} must be at least {least}, got {value}")
     if options.refine:
@@ -233,6 +241,16 @@ def default_scoring_mode(options: DockOptions, restrained: bool) -> str:
     return "fast" if not membrane and options.scoring in DFIRE_SEARCH else "exact"
 
 
+def default_sites(options: DockOptions, restrained: bool) -> bool:
+    """Whether the protocol docks a docking's sites again unless told (:data:`SITE_DEFAULT`
+    of them): a blind DFIRE docking under the sparkledock protocol, without a membrane or
+    ``--paratope``, where it was measured; whether its partners are proteins is the setup's
+    to say (:func:`sparkledock.docking.sites.site_count`)."""
+    membrane = options.membrane or options.transmembrane or options.paratope
+    blind_dfire = not restrained and options.scoring in DFIRE_SEARCH
+    return options.protocol == "sparkledock" and blind_dfire and not membrane
+
+
 def protocol_spacing(protocol: str, restrained: bool, paratope: bool = False) -> float:
     """The swarm spacing (Å) of a protocol's setup: :data:`RESTRAINED_SPACING_A` for
     sparkledock's with receptor restraints, 0 (LightDock 0.9.4's rule) otherwise."""
@@ -267,9 +285,11 @@ def with_defaults(options: DockOptions, restrained: bool) -> DockOptions:
     """``options`` with what follows the protocol and the presence of restraints decided: the
     ranking method (the one asked for, else :func:`~sparkledock.analysis.ranking.
     default_method`), the scoring mode (the one asked for, else :func:`default_scoring_mode`)
-    and the swarm spacing. The ``lightdock`` protocol is LightDock 0.9.4's: its swarm rule,
-    exact search, ranking by score; ``sparkledock`` with restraints places swarms by the
-    restraint-focused rule (:data:`RESTRAINED_SPACING_A`)."""
+    and the swarm spacing; ``redock_sites`` 0 unless asked for where the protocol docks no
+    sites again (:func:`default_sites`; where it does, it stays None until the setup says
+    whether the partners are proteins). The ``lightdock`` protocol is LightDock 0.9.4's: its
+    swarm rule, exact search, ranking by score; ``sparkledock`` with restraints places swarms
+    by the restraint-focused rule (:data:`RESTRAINED_SPACING_A`)."""
     if options.anm is None:
         options = dataclasses.replace(options, anm=not _rigid_only(options.scoring))
     if options.swarm_spacing is None:
@@ -279,6 +299,8 @@ def with_defaults(options: DockOptions, restrained: bool) -> DockOptions:
         focused = options.swarm_spacing > 0  # (the restraint-focused protocol)
         tolerance = RESTRAINED_STOP_TOLERANCE if focused else 0.0
         options = dataclasses.replace(options, stop_tolerance=tolerance)
+    if options.redock_sites is None and not default_sites(options, restrained):
+        options = dataclasses.replace(options, redock_sites=0)
     if options.protocol == "lightdock":
         chosen = {"rank_method": "dfire", "scoring_mode": "exact"}
         chosen = {k: v for k, v in chosen.items() if getattr(options, k) is None}

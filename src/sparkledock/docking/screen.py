@@ -287,7 +287,7 @@ def _analyse(pair: Pair, out: Path, options: DockOptions, setup: Path, history, 
     files["reference"] = pair.reference
     pair_record.inputs = {k: file_record(v) for k, v in files.items() if v}
     sites = None
-    if options.redock_sites and not pair.restraints:  # (a blind pair: its sites docked again)
+    if quiet.redock_sites != 0 and not pair.restraints:  # (a blind pair, as dock does)
         folder = out / pair.name
         sites = partial(redock_sites, folder, pair.receptor, pair.ligand, quiet, dock=dock)
     analyse(

@@ -23,13 +23,14 @@ from pathlib import Path
 import numpy as np
 
 from ..analysis.contacts import pose_interfaces
+from ..analysis.learned import outside
 from ..analysis.rank import Ranked
 from ..analysis.ranking import landmark_atoms, landmarks, leaders
 from ..errors import SparkledockError
 from ..fileutil import atomic_write_text
 from ..molecule.system import DockingSetup
 from ..runlog import LOGGER
-from .options import DockOptions
+from .options import SITE_DEFAULT, DockOptions
 
 #: How far apart (Å, ligand-landmark RMSD) two sites' leaders are at least (chosen on
 #: training complexes: docs/performance.md, "eighth part").
@@ -51,6 +52,20 @@ class SiteModel:
     site: int
     solution: Ranked
     cluster_size: int
+
+
+def site_count(options: DockOptions, setup: DockingSetup) -> int:
+    """How many sites a docking docks again: the number asked for, else (the protocol's
+    default, :func:`~.options.default_sites`) :data:`~.options.SITE_DEFAULT` for protein
+    partners and none for a nucleic acid, outside the domain the stage was measured on (as
+    the blind ranking falls back there: :func:`sparkledock.analysis.learned.outside`)."""
+    if options.redock_sites is not None:
+        return options.redock_sites
+    why = outside(setup)
+    if why is not None:
+        LOGGER.info(f"no sites docked again by default: {why}")
+        return 0
+    return SITE_DEFAULT
 
 
 def site_leaders(setup: DockingSetup, ranking: list[Ranked], count: int) -> list[int]:
@@ -113,12 +128,12 @@ def redock_sites(
     ranking: list[Ranked],
     dock: Callable[..., Path | None],
 ) -> list[SiteModel]:
-    """Dock the first ``options.redock_sites`` sites of ``ranking`` again (``dock``: the
-    docking function, :func:`sparkledock.docking.dock`) and return each one's best model,
-    in :func:`site_order`. A site whose representative touches nothing (no interface residue
-    on a side) is passed over."""
+    """Dock the first :func:`site_count` sites of ``ranking`` again (``dock``: the docking
+    function, :func:`sparkledock.docking.dock`) and return each one's best model, in
+    :func:`site_order`. A site whose representative touches nothing (no interface residue on
+    a side) is passed over."""
     root = out / SITES_FOLDER
-    chosen = site_leaders(setup, ranking, options.redock_sites)
+    chosen = site_leaders(setup, ranking, site_count(options, setup))
     poses = np.array([ranking[i].pose for i in chosen]).reshape(len(chosen), setup.layout.size)
     models = []
     for n, (position, (rec, lig)) in enumerate(
