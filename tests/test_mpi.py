@@ -195,3 +195,33 @@ def test_dock_on_two_ranks_equals_one_process(tmp_path):
     assert (two / "ranking.csv").read_text() == (one / "ranking.csv").read_text()
     assert (two / "top_1.pdb").read_bytes() == (one / "top_1.pdb").read_bytes()
     assert outputs(two / "setup") == outputs(one / "setup")
+
+
+def test_blind_sites_are_shared_among_ranks_and_equal_one_process(tmp_path):
+    """A blind docking's site dockings under MPI: each rank docks every other site, and the
+    ranking, the models and each site docking equal one process's."""
+    if not mpi_ready():
+        pytest.skip("needs mpirun and mpi4py")
+    from sparkledock.cli import example_dir, main
+
+    ex = example_dir()
+    inputs = [str(ex / "2X9A_r_u.pdb"), str(ex / "2X9A_l_u.pdb")]
+    small = ["-s", "6", "-g", "10", "--steps", "3", "--top", "3", "--threads", "1", "--quiet"]
+    args = [*inputs, *small, "--redock-sites", "3"]
+    assert main(["dock", *args, "-o", str(tmp_path / "one")]) == 0
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    command = ["mpirun", "--oversubscribe", "-np", "2", sys.executable, "-m", "sparkledock.cli",
+               "dock", *args, "-o", str(tmp_path / "two")]  # fmt: skip
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    one, two = tmp_path / "one", tmp_path / "two"
+    sites = sorted(p.name for p in (one / "sites").glob("site_*") if p.is_dir())
+    assert len(sites) == 3 and sites == sorted(
+        p.name for p in (two / "sites").glob("site_*") if p.is_dir()
+    )
+    for name in sites:
+        site_one, site_two = one / "sites" / name, two / "sites" / name
+        assert (site_two / "ranking.csv").read_text() == (site_one / "ranking.csv").read_text()
+        assert outputs(site_two / "setup") == outputs(site_one / "setup")
+    assert (two / "ranking.csv").read_text() == (one / "ranking.csv").read_text()
+    assert (two / "top_1.pdb").read_bytes() == (one / "top_1.pdb").read_bytes()

@@ -76,6 +76,23 @@ def test_the_protocol_docks_ten_sites_of_a_blind_protein_docking_unless_told(exa
     assert site_count(DockOptions(redock_sites=2), nucleic) == 2
 
 
+def test_each_rank_docks_every_size_th_site():
+    """Under MPI the site dockings are shared round-robin (rank r of n: sites r, r + n, ...)."""
+    from sparkledock.docking.sites import SiteJob, _dock_jobs
+
+    jobs = [SiteJob(n, "r.pdb", "l.pdb", f"sites/site_{n}", f"site_{n}.restraints")
+            for n in range(1, 6)]  # fmt: skip
+    docked: list[str] = []
+
+    def record(receptor, ligand, folder, **kwargs):
+        docked.append(folder)
+
+    for rank, mine in ((0, [1, 3, 5]), (1, [2, 4])):
+        docked.clear()
+        _dock_jobs(jobs, DockOptions(), record, rank, 2)
+        assert docked == [f"sites/site_{n}" for n in mine]
+
+
 def _rows(path):
     with open(path, newline="") as handle:
         return list(csv.DictReader(handle))

@@ -25,7 +25,7 @@ from ..runlog import LOGGER, RunRecord, file_record, untimed
 from .analyse import analyse, ranking_identity
 from .checks import check_docking
 from .options import DockOptions, dock_setup_options, engine_name, key_options, with_defaults
-from .sites import SITES_FOLDER, redock_sites
+from .sites import SITES_FOLDER, SiteShare, follow_sites, redock_sites
 
 #: What ``dock`` records in its output folder: the run's key, its stage and score history.
 DOCK_RECORD = "sparkledock_dock.json"
@@ -216,6 +216,8 @@ def dock(
             raise record
         if record.get("stage") == "done":  # (every rank has rank 0's record)
             return out if lead else None
+        # under MPI a blind docking's sites are docked again by every rank (docking.sites)
+        sites_shared = parallel and options.redock_sites != 0 and restraints is None
         setup_dir = out / "setup"
         # the setup as its files define it (what LightDock and a resumed run read), loaded
         # once and handed to the run and the analysis
@@ -227,16 +229,30 @@ def dock(
             with runrec.stage("run", _run_line(setup, options)) if lead else untimed("run"):
                 result = _run(setup, setup_dir, options, comm if parallel else None)
             if result is None:
-                return None
+                return _follow(comm, sites_shared)
             history, final = result.history, result.final
         if not lead:
-            return None
+            return _follow(comm, sites_shared)
         write_record(out, key, "run", history, options.scoring_mode)
-        sites = functools.partial(redock_sites, out, receptor, ligand, options, dock=dock)
-        analyse(out, setup, restraints, reference, options, history, final, runrec, sites)
+        share = SiteShare(comm) if sites_shared else None
+        sites = functools.partial(
+            redock_sites, out, receptor, ligand, options, dock=dock, share=share
+        )
+        try:
+            analyse(out, setup, restraints, reference, options, history, final, runrec, sites)
+        finally:
+            if share is not None:
+                share.close()
         write_record(out, key, "done", history, options.scoring_mode, ranking_identity(options))
         runrec.finish()
         return out
+
+
+def _follow(comm: Any, sites_shared: bool) -> None:
+    """An MPI rank other than 0 after the run: its share of the site dockings, if any."""
+    if sites_shared:
+        follow_sites(comm, dock)
+    return None
 
 
 def _ranked_line(ranking: dict) -> str:

@@ -19,6 +19,7 @@ import dataclasses
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -66,6 +67,76 @@ def site_count(options: DockOptions, setup: DockingSetup) -> int:
         LOGGER.info(f"no sites docked again by default: {why}")
         return 0
     return SITE_DEFAULT
+
+
+@dataclasses.dataclass(frozen=True)
+class SiteJob:
+    """One site docking: its number, the partners, its folder and restraints (paths as
+    strings: rank 0 broadcasts the jobs under MPI)."""
+
+    site: int
+    receptor: str
+    ligand: str
+    folder: str
+    restraints: str
+
+
+def _dock_jobs(
+    jobs: list[SiteJob],
+    options: DockOptions,
+    dock: Callable[..., Path | None],
+    rank: int,
+    size: int,
+) -> None:
+    """Dock this rank's share of ``jobs`` (every ``size``-th from ``rank``), one process each."""
+    for job in jobs[rank::size]:
+        dock(job.receptor, job.ligand, job.folder, restraints=job.restraints, options=options)
+
+
+class SiteShare:
+    """A docking's site dockings shared among its MPI ranks (the folders on a file system
+    they share, as the run's): rank 0 broadcasts the jobs once (:meth:`dock`, or none from
+    :meth:`close`), every rank docks every size-th site on its own threads
+    (:func:`follow_sites` on the others), and a failure anywhere stops every rank, said once.
+    Each site docking is an ordinary single-process docking: the models do not depend on
+    the number of ranks."""
+
+    def __init__(self, comm: Any) -> None:
+        self.comm, self.sent = comm, False
+
+    def dock(self, jobs: list[SiteJob], options: DockOptions, dock: Callable) -> None:
+        self.sent = True
+        self.comm.bcast((jobs, options), root=0)
+        _shared_jobs(jobs, options, dock, self.comm)
+
+    def close(self) -> None:
+        """Rank 0 after its analysis, whatever happened: the others stop waiting."""
+        if not self.sent:
+            self.sent = True
+            self.comm.bcast(None, root=0)
+
+
+def follow_sites(comm: Any, dock: Callable) -> None:
+    """An MPI rank other than 0: dock its share of rank 0's site dockings, if any."""
+    given = comm.bcast(None, root=0)
+    if given is not None:
+        _shared_jobs(*given, dock, comm)
+
+
+def _shared_jobs(jobs: list[SiteJob], options: DockOptions, dock: Callable, comm: Any) -> None:
+    rank, size = comm.Get_rank(), comm.Get_size()
+    failed = None
+    try:
+        _dock_jobs(jobs, options, dock, rank, size)
+    except SparkledockError as exc:
+        failed = str(exc)
+    except Exception as exc:  # (said on every rank, not left to hang them)
+        failed = f"{type(exc).__name__}: {exc}"
+    said = next((f for f in comm.allgather(failed) if f is not None), None)
+    if said is not None:
+        error = SparkledockError(said)
+        error.shared, error.echo = True, rank != 0
+        raise error
 
 
 def site_leaders(setup: DockingSetup, ranking: list[Ranked], count: int) -> list[int]:
@@ -127,15 +198,16 @@ def redock_sites(
     setup: DockingSetup,
     ranking: list[Ranked],
     dock: Callable[..., Path | None],
+    share: SiteShare | None = None,
 ) -> list[SiteModel]:
     """Dock the first :func:`site_count` sites of ``ranking`` again (``dock``: the docking
-    function, :func:`sparkledock.docking.dock`) and return each one's best model, in
-    :func:`site_order`. A site whose representative touches nothing (no interface residue on
-    a side) is passed over."""
+    function, :func:`sparkledock.docking.dock`; ``share``: among MPI ranks) and return each
+    one's best model, in :func:`site_order`. A site whose representative touches nothing (no
+    interface residue on a side) is passed over."""
     root = out / SITES_FOLDER
     chosen = site_leaders(setup, ranking, site_count(options, setup))
     poses = np.array([ranking[i].pose for i in chosen]).reshape(len(chosen), setup.layout.size)
-    models = []
+    jobs: list[SiteJob] = []
     for n, (position, (rec, lig)) in enumerate(
         zip(chosen, pose_interfaces(setup, poses), strict=True), start=1
     ):
@@ -151,7 +223,14 @@ def redock_sites(
             f"site {n} of {len(chosen)} (blind rank {position + 1}): {len(rec)} + {len(lig)} "
             f"interface residues as restraints, docking into {folder}"
         )
-        dock(receptor, ligand, folder, restraints=restraints, options=site_options(options))
+        jobs.append(SiteJob(n, str(receptor), str(ligand), str(folder), str(restraints)))
+    if share is not None:
+        share.dock(jobs, site_options(options), dock)
+    else:
+        _dock_jobs(jobs, site_options(options), dock, 0, 1)
+    models = []
+    for job in jobs:
+        n, folder = job.site, Path(job.folder)
         if not same_partners(setup.path, folder / "setup"):
             raise SparkledockError(
                 f"{folder}: the site docking's partners differ from {setup.path}'s (its models "
