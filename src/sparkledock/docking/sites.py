@@ -125,6 +125,10 @@ def follow_sites(comm: Any, dock: Callable) -> None:
 
 def _shared_jobs(jobs: list[SiteJob], options: DockOptions, dock: Callable, comm: Any) -> None:
     rank, size = comm.Get_rank(), comm.Get_size()
+    if options.engine is not None:  # (on CUDA, each rank on its node's device, as in the run)
+        from ..engine.parallel import rank_engine
+
+        options = dataclasses.replace(options, engine=rank_engine(options.engine, comm))
     failed = None
     try:
         _dock_jobs(jobs, options, dock, rank, size)
