@@ -41,6 +41,15 @@ def setup_copy(tmp_path):
     return target
 
 
+def on_two_ranks(*argv: str, timeout: int = 600) -> subprocess.CompletedProcess:
+    """``sparkledock argv`` under ``mpirun -np 2`` (allowed as root, as CI runs it)."""
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    command = ["mpirun", "--oversubscribe", "-np", "2", sys.executable, "-m", "sparkledock.cli"]
+    return subprocess.run(
+        [*command, *argv], env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
 def outputs(root: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(root)): p.read_bytes()
@@ -55,19 +64,17 @@ def test_two_ranks_equal_one_process_and_resume(setup_copy, tmp_path):
     single = tmp_path / "single"
     shutil.copytree(setup_copy, single)
     run_simulation(single, 3, swarms=[int(s) for s in SWARMS], threads=1, quiet=True)
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    command = [
-        "mpirun", "--oversubscribe", "-np", "2",
-        sys.executable, "-m", "sparkledock.cli", "run", str(setup_copy), "3",
+    argv = [
+        "run", str(setup_copy), "3",
         "--swarms", *SWARMS, "--threads", "1", "--backend", "numba",
     ]  # fmt: skip
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    done = on_two_ranks(*argv)
     assert done.returncode == 0, done.stderr
     assert "on 2 ranks" in done.stderr and "0 swarms already done" in done.stderr
     assert outputs(setup_copy) == outputs(single)
     assert len(outputs(single)) == 3 * len(SWARMS)
     assert (setup_copy / "sparkledock_costs.json").is_file()
-    again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    again = on_two_ranks(*argv)
     assert again.returncode == 0, again.stderr
     assert f"{len(SWARMS)} swarms already done" in again.stderr
 
@@ -79,13 +86,11 @@ def test_fast_mode_on_two_ranks_equals_one_process(setup_copy, tmp_path):
     shutil.copytree(setup_copy, single)
     swarms = [int(s) for s in SWARMS]
     run_simulation(single, 2, swarms=swarms, threads=1, quiet=True, scoring_mode="fast")
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    command = [
-        "mpirun", "--oversubscribe", "-np", "2",
-        sys.executable, "-m", "sparkledock.cli", "run", str(setup_copy), "2",
+    argv = [
+        "run", str(setup_copy), "2",
         "--swarms", *SWARMS, "--threads", "1", "--backend", "numba", "--scoring-mode", "fast",
     ]  # fmt: skip
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    done = on_two_ranks(*argv)
     assert done.returncode == 0, done.stderr
     assert outputs(setup_copy) == outputs(single)
     assert b"fast" in outputs(single)["swarm_0/sparkledock_done.json"]
@@ -108,14 +113,12 @@ def test_early_stopping_on_two_ranks_equals_one_process(setup_copy, tmp_path):
     }
     stopped = [s for s in SWARMS if np.array_equal(poses[s, 40], poses[s, 50])]
     assert 0 < len(stopped) < len(SWARMS)  # some swarms stopped, others ran on
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    command = [
-        "mpirun", "--oversubscribe", "-np", "2",
-        sys.executable, "-m", "sparkledock.cli", "run", str(setup_copy), "50",
+    argv = [
+        "run", str(setup_copy), "50",
         "--swarms", *SWARMS, "--threads", "1", "--backend", "numba", "--scoring-mode", "fast",
         "--stop-tolerance", "0.1",
     ]  # fmt: skip
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    done = on_two_ranks(*argv)
     assert done.returncode == 0, done.stderr
     assert outputs(setup_copy) == outputs(single)
 
@@ -151,10 +154,7 @@ def test_screen_on_two_ranks_equals_one_process(tmp_path):
     common = ["--steps", "2", "-g", "8", "-s", "3", "--top", "1", "--quiet", "--threads", "1"]
     common += ["--redock-sites", "0"]  # (the screen's search and ranking, without site dockings)
     assert main(["screen", str(pairs), "-o", str(tmp_path / "one"), *common]) == 0
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    command = ["mpirun", "--oversubscribe", "-np", "2", sys.executable, "-m", "sparkledock.cli",
-               "screen", str(pairs), "-o", str(tmp_path / "two"), *common]  # fmt: skip
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    done = on_two_ranks("screen", str(pairs), "-o", str(tmp_path / "two"), *common)
     assert done.returncode == 0, done.stderr
     one, two = tmp_path / "one", tmp_path / "two"
     assert (two / "summary.csv").read_text() == (one / "summary.csv").read_text()
@@ -164,10 +164,7 @@ def test_screen_on_two_ranks_equals_one_process(tmp_path):
 def test_a_bad_run_under_mpi_fails_once_with_one_line(setup_copy):
     if not mpi_ready():
         pytest.skip("needs mpirun and mpi4py")
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    command = ["mpirun", "--oversubscribe", "-np", "2", sys.executable, "-m", "sparkledock.cli",
-               "run", str(setup_copy), "3", "--swarms", "999"]  # fmt: skip
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    done = on_two_ranks("run", str(setup_copy), "3", "--swarms", "999", timeout=300)
     assert done.returncode != 0
     lines = (done.stdout + done.stderr).splitlines()
     errors = [line for line in lines if line.startswith("sparkledock: error:")]
@@ -186,10 +183,7 @@ def test_dock_on_two_ranks_equals_one_process(tmp_path):
     small = ["-s", "4", "-g", "10", "--steps", "3", "--top", "2", "--threads", "1", "--quiet"]
     args = [*inputs, *small]
     assert main(["dock", *args, "-o", str(tmp_path / "one")]) == 0
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    command = ["mpirun", "--oversubscribe", "-np", "2", sys.executable, "-m", "sparkledock.cli",
-               "dock", *args, "-o", str(tmp_path / "two")]  # fmt: skip
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    done = on_two_ranks("dock", *args, "-o", str(tmp_path / "two"))
     assert done.returncode == 0, done.stderr
     one, two = tmp_path / "one", tmp_path / "two"
     assert (two / "ranking.csv").read_text() == (one / "ranking.csv").read_text()
@@ -209,10 +203,7 @@ def test_blind_sites_are_shared_among_ranks_and_equal_one_process(tmp_path):
     small = ["-s", "6", "-g", "10", "--steps", "3", "--top", "3", "--threads", "1", "--quiet"]
     args = [*inputs, *small, "--redock-sites", "3"]
     assert main(["dock", *args, "-o", str(tmp_path / "one")]) == 0
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    command = ["mpirun", "--oversubscribe", "-np", "2", sys.executable, "-m", "sparkledock.cli",
-               "dock", *args, "-o", str(tmp_path / "two")]  # fmt: skip
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    done = on_two_ranks("dock", *args, "-o", str(tmp_path / "two"))
     assert done.returncode == 0, done.stderr
     one, two = tmp_path / "one", tmp_path / "two"
     sites = sorted(p.name for p in (one / "sites").glob("site_*") if p.is_dir())
