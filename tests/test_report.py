@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import subprocess
+import warnings
 
 import pytest
 
@@ -140,6 +141,12 @@ def test_convergence_per_swarm_reads_each_snapshot(tmp_path):
     assert conv.steps.tolist() == [5]
     svg = convergence_plot(conv, top_swarms=[1, 1, 0], label="score")
     assert "swarm 1 (top 1)" in svg and "swarm 0 (top 3)" in svg and svg.count("<polyline") == 5
+    # a step whose every snapshot is gone (pruned): NaN there, silently, the others drawn
+    conv = swarm_convergence(folder, [0, 1], steps=10, every=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        median = conv.summary()["median"]
+    assert median[0] == 1.875 and median[1] != median[1]
 
 
 def test_evaluation_needs_no_extra(monkeypatch, tmp_path, capsys):

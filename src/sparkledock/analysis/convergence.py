@@ -8,6 +8,7 @@ runs alike, and dockings made before this existed.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -27,7 +28,8 @@ class SwarmConvergence:
 
     def summary(self) -> dict[str, np.ndarray]:
         """Over all swarms, per step: the median and the 10th and 90th percentiles."""
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # (a step no snapshot kept: NaN)
             q = np.nanpercentile(self.best, [10, 50, 90], axis=0)
         return {"10th percentile": q[0], "median": q[1], "90th percentile": q[2]}
 
