@@ -20,7 +20,7 @@ restrained docking itself is removed once recorded.
 Usage:
     python benchmarks/site_redock.py --pools /work/runs/train_blind \
         --archives benchmarks/pools/blind_train --out /work/runs/site_redock \
-        [--complexes 1IJK ...] [--sites 10] [--radius 15]
+        [--complexes 1IJK ...] [--sites 10] [--radius 15] [--keep]
     python benchmarks/site_redock.py --out /work/runs/site_redock --summary
 """
 
@@ -72,14 +72,32 @@ def ranked_models(folder: Path) -> tuple[dict[str, np.ndarray], np.ndarray]:
     return columns, poses
 
 
+def prune(dock_folder: Path) -> None:
+    """Keep a site docking re-rankable (``dock`` on the same folder ranks it again when the
+    shipped model changes) at a tenth of its size: each swarm's last snapshot only."""
+    for swarm in (dock_folder / "setup").glob("swarm_*"):
+        snapshots = sorted(swarm.glob("gso_*.out"), key=lambda p: int(p.stem.split("_")[1]))
+        for path in snapshots[:-1]:
+            path.unlink()
+
+
 def redock_site(
-    files: dict[str, Path], setup, pose: np.ndarray, out: Path, threads: int, protocol: dict
+    files: dict[str, Path],
+    setup,
+    pose: np.ndarray,
+    out: Path,
+    threads: int,
+    protocol: dict,
+    keep: bool = False,
 ) -> dict[str, np.ndarray]:
-    """One site docked again under its interface's restraints; its ranked models' quality."""
+    """One site docked again under its interface's restraints; its ranked models' quality
+    (``keep``: its docking kept, pruned, in ``<out>/dock``)."""
     receptor, ligand = pose_interfaces(setup, pose[None])[0]
     work = out.with_suffix("")
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
+    kept = keep and (work / "dock" / "sparkledock_dock.json").is_file()
+    if not kept:  # (a kept docking is ranked again by dock when the shipped model changed)
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
     restraints = work.parent / f"{work.name}.restraints"
     restraints.write_text(restraint_lines(receptor, ligand))  # (as the package writes them)
     start = time.perf_counter()
@@ -88,10 +106,16 @@ def redock_site(
         options=DockOptions(threads=threads, quiet=True, top=1, **protocol),
     )  # fmt: skip
     wall = time.perf_counter() - start
+    if kept and out.is_file():  # (the docking's own time, not the ranking's)
+        with np.load(out) as before:
+            wall = float(before["wall_s"])
     columns, poses = ranked_models(work / "dock")
     redock = load_setup(work / "dock" / "setup")
     q = pose_quality(quality_reference(redock, files["reference"]), redock, poses[:KEEP])
-    shutil.rmtree(work, ignore_errors=True)
+    if keep:
+        prune(work / "dock")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
     record = {
         **{k: v[:KEEP] for k, v in columns.items()},
         "wall_s": np.array(wall), "n_models": np.array(len(poses)),
@@ -129,10 +153,11 @@ def run(args: argparse.Namespace) -> None:
         for i, index in enumerate(chosen):
             path = out / f"site_{i}.npz"
             skip = args.near_only and not near_site(meta["fnat"][i], meta["irmsd"][i])
-            if path.is_file() or skip:
+            again = args.keep and (path.with_suffix("") / "dock").is_dir()
+            if (path.is_file() and not again) or skip:
                 continue
             protocol = {"glowworms": args.glowworms, "steps": args.steps}
-            r = redock_site(files, setup, poses[index], path, args.threads, protocol)
+            r = redock_site(files, setup, poses[index], path, args.threads, protocol, args.keep)
             print(
                 f"{name} site {i}: blind DockQ {meta['dockq'][i]:.2f} fnat {meta['fnat'][i]:.2f}"
                 f" -> redock top-1 DockQ {r['dockq'][0]:.2f}, best of {KEEP} "
@@ -259,6 +284,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("-g", "--glowworms", type=int, default=200, help="the site dockings' glowworms")
     p.add_argument("--steps", type=int, default=100, help="the site dockings' steps")
     p.add_argument("--summary", action="store_true")
+    p.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep each site docking (last snapshots only) in OUT/<C>/site_<i>/dock, so that "
+        "a new shipped model can rank it again without docking",
+    )
     p.add_argument(
         "--near-only",
         action="store_true",
