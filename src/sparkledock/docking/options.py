@@ -33,8 +33,9 @@ RESTRAINED_SPACING_A = 8.0
 RESTRAINED_STOP_TOLERANCE = 0.01
 #: The sites a blind protein-protein docking docks again unless told (``--redock-sites``;
 #: :mod:`sparkledock.docking.sites`): on the twenty 2 / 4 / 4 in the top 1 / 5 / 10 against
-#: 2 / 3 / 3 without, on 12 unseen training complexes 2 / 7 / 9 against 1 / 2 / 5, for about
-#: three times a blind docking's time (docs/performance.md, "tenth" and "eleventh part").
+#: 2 / 3 / 3 without, on 12 unseen training complexes 2 / 7 / 9 against 1 / 2 / 5; the stage
+#: takes about three times the blind search's time (the twenty: medians 452 s and 155 s;
+#: docs/performance.md, "tenth" and "eleventh part").
 SITE_DEFAULT = 10
 
 
