@@ -152,15 +152,15 @@ def analyse(
     history,
     final: dict[int, GSOOutput] | None = None,
     runrec: RunRecord | None = None,
-    sites: Callable[[DockingSetup, list], list[SiteModel]] | None = None,
+    sites: Callable[[DockingSetup, list, int], list[SiteModel]] | None = None,
 ):
     """Cluster, rank, filter, write the top models, ranking.csv and report.html; each a stage
     of ``runrec`` when given (timed, announced, in run.json).
 
     ``final``: the run's last glowworms per swarm, as the run returned them; a swarm missing
     there (a resumed docking) is read from its gso file. ``sites`` (blind docking,
-    ``--redock-sites``): given the setup and the ranking, the site dockings' best models,
-    ranked first (:mod:`.sites`).
+    ``--redock-sites``): given the setup, the ranking and how many sites, the site dockings'
+    best models, ranked first (:mod:`.sites`).
     """
     if not isinstance(setup, DockingSetup):
         setup = load_setup(setup)
@@ -209,7 +209,7 @@ def analyse(
     count = site_count(options, setup) if sites is not None and docked_with is None else 0
     if count:
         with stage("sites", f"the first {count} sites docked again") as info:
-            front = sites(setup, ranking)
+            front = sites(setup, ranking, count)
             ranking = [m.solution for m in front] + ranking
             info["summary"] = f"{len(front)} site models ranked first"
     origins = {i: f"{SITES_FOLDER}/site_{m.site}" for i, m in enumerate(front)}

@@ -201,15 +201,16 @@ def redock_sites(
     options: DockOptions,
     setup: DockingSetup,
     ranking: list[Ranked],
+    count: int,
     dock: Callable[..., Path | None],
     share: SiteShare | None = None,
 ) -> list[SiteModel]:
-    """Dock the first :func:`site_count` sites of ``ranking`` again (``dock``: the docking
-    function, :func:`sparkledock.docking.dock`; ``share``: among MPI ranks) and return each
-    one's best model, in :func:`site_order`. A site whose representative touches nothing (no
-    interface residue on a side) is passed over."""
+    """Dock the first ``count`` (:func:`site_count`) sites of ``ranking`` again (``dock``:
+    the docking function, :func:`sparkledock.docking.dock`; ``share``: among MPI ranks) and
+    return each one's best model, in :func:`site_order`. A site whose representative touches
+    nothing (no interface residue on a side) is passed over."""
     root = out / SITES_FOLDER
-    chosen = site_leaders(setup, ranking, site_count(options, setup))
+    chosen = site_leaders(setup, ranking, count)
     poses = np.array([ranking[i].pose for i in chosen]).reshape(len(chosen), setup.layout.size)
     jobs: list[SiteJob] = []
     for n, (position, (rec, lig)) in enumerate(
