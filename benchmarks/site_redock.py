@@ -43,6 +43,7 @@ from sparkledock.analysis.ranking import leaders
 from sparkledock.docking import DockOptions, dock
 from sparkledock.docking.sites import restraint_lines
 from sparkledock.io.lightdock import load_setup
+from sparkledock.io.setupdir import SetupDir
 
 #: How far down the learned order the sites are looked for.
 HEAD = 600
@@ -75,7 +76,7 @@ def ranked_models(folder: Path) -> tuple[dict[str, np.ndarray], np.ndarray]:
 def prune(dock_folder: Path) -> None:
     """Keep a site docking re-rankable (``dock`` on the same folder ranks it again when the
     shipped model changes) at a tenth of its size: each swarm's last snapshot only."""
-    for swarm in (dock_folder / "setup").glob("swarm_*"):
+    for swarm in SetupDir(dock_folder / "setup").swarms():
         snapshots = sorted(swarm.glob("gso_*.out"), key=lambda p: int(p.stem.split("_")[1]))
         for path in snapshots[:-1]:
             path.unlink()
