@@ -15,14 +15,18 @@ quality; cached as ``site_<i>/pool.npz``) and compares, leaving one complex out:
   complexes' site dockings;
 - the same fitted on the other complexes' site dockings and their restrained pools
   (``--restrained``, the archived pools the package's model learned from, the held-out
-  complex's left out too).
+  complex's left out too);
+- a ranker fitted on the other complexes' site dockings with the blind ranking's further
+  features too (``--extended``: ``restrained_learned.EXTENDED``, computed from each kept
+  docking's setup and cached as ``site_<i>/features.npz``; the archived restrained pools
+  keep no poses, so this one learns from site dockings alone).
 
 Counted: near-site dockings (and complexes) with an acceptable model (CAPRI) at the top and
 in the first five.
 
 Usage:
     python benchmarks/site_rerank.py /work/runs/site_keep_train \
-        [--restrained benchmarks/pools/restrained_train] [--seeds 3]
+        [--restrained benchmarks/pools/restrained_train] [--extended] [--seeds 3]
 """
 
 from __future__ import annotations
@@ -76,6 +80,24 @@ def site_pools(root: Path) -> dict[tuple[str, int], dict[str, np.ndarray]]:
     return pools
 
 
+def with_extended(root: Path, pools: dict) -> dict:
+    """Each site docking's pool with :data:`restrained_learned.EXTENDED` features (computed
+    once from its kept setup)."""
+    from sparkledock.analysis.features import solution_features
+
+    for (name, site), pool in pools.items():
+        cache = root / name / f"site_{site}" / "features.npz"
+        if not cache.is_file():
+            setup = load_setup(cache.parent / "dock" / "setup")
+            known = {k: pool[k] for k in ("dfire_soft", "mj3h")}
+            got = solution_features(setup, pool["pose"], pool["swarm"], pool["score"], known,
+                                    names=tuple(k for k, _ in rl.EXTENDED))  # fmt: skip
+            np.savez(cache, **{k: got[k] for k, _ in rl.EXTENDED})
+        with np.load(cache) as data:
+            pool.update({k: data[k] for k in data.files})
+    return pools
+
+
 def first(pool: dict, entry: tuple, score: np.ndarray) -> int | None:
     """The first acceptable model's rank when the filter's survivors are ordered by score."""
     index = entry[2]
@@ -86,22 +108,34 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("root", type=Path)
     p.add_argument("--restrained", type=Path, help="archived restrained pools to train on too")
+    p.add_argument("--extended", action="store_true", help="a ranker with EXTENDED too")
     p.add_argument("--seeds", type=int, default=3)
     args = p.parse_args(argv)
     pools = site_pools(args.root)
     data = rl.prepared(pools)
+    wide = {}
+    if args.extended:
+        pools = with_extended(args.root, pools)
+        rl.USE_EXTENDED = True
+        wide = rl.prepared(pools)
+        rl.USE_EXTENDED = False
     extra = rl.prepared(load_restrained(args.restrained)) if args.restrained else {}
     complexes = sorted({name for name, _ in pools})
     shipped = shipped_model()[0]
     rows: dict[str, dict] = {"package's restrained model": {}, "fitted on site dockings": {}}
     if extra:
         rows["fitted on site dockings and restrained pools"] = {}
+    if wide:
+        rows["fitted on site dockings, extended features"] = {}
     for held in complexes:
         train = {k: v for k, v in data.items() if k[0] != held}
         fits = [("fitted on site dockings", train)]
         if extra:
             both = {**train, **{("r", n): v for n, v in extra.items() if n != held}}
             fits.append(("fitted on site dockings and restrained pools", both))
+        if wide:
+            fits.append(("fitted on site dockings, extended features",
+                         {k: v for k, v in wide.items() if k[0] != held}))  # fmt: skip
         models = {label: rl.fit(d, list(d), args.seeds) for label, d in fits}
         for key in (k for k in pools if k[0] == held):
             x = data[key][0]
@@ -109,7 +143,8 @@ def main(argv: list[str] | None = None) -> None:
                 pools[key], data[key], shipped.predict(x)
             )
             for label, fitted in models.items():
-                score = sum(m.predict(x) for m in fitted)
+                rows_x = wide[key][0] if label.endswith("extended features") else x
+                score = sum(m.predict(rows_x) for m in fitted)
                 rows[label][key] = first(pools[key], data[key], score)
         print(f"{held}: " + ", ".join(
             f"site {k[1]} " + " / ".join(str(r[k] or "-") for r in rows.values())
