@@ -24,9 +24,16 @@ quality; cached as ``site_<i>/pool.npz``) and compares, leaving one complex out:
 Counted: near-site dockings (and complexes) with an acceptable model (CAPRI) at the top and
 in the first five.
 
+With ``--evaluate ROOT --candidate NAME``, the candidate is fitted once on every training
+site docking (frozen) and applied to the kept site dockings under ``ROOT`` (the twenty's),
+next to the package's model; ``--export PATH`` writes the frozen ranker as the package reads
+its models (``restrained_learned.export``).
+
 Usage:
     python benchmarks/site_rerank.py /work/runs/site_keep_train \
         [--restrained benchmarks/pools/restrained_train] [--extended] [--seeds 3]
+    python benchmarks/site_rerank.py /work/runs/site_keep_train --candidate site \
+        [--evaluate ROOT] [--export PATH]
 """
 
 from __future__ import annotations
@@ -104,13 +111,60 @@ def first(pool: dict, entry: tuple, score: np.ndarray) -> int | None:
     return rl.first_hit(acceptable(pool)[index[np.lexsort((np.arange(len(score)), -score))]])
 
 
+#: The candidates (``--candidate``): what each fits on.
+CANDIDATES = {
+    "site": "fitted on site dockings",
+    "both": "fitted on site dockings and restrained pools",
+    "extended": "fitted on site dockings, extended features",
+}
+
+
+def frozen(args: argparse.Namespace) -> None:
+    """Fit ``--candidate`` on every training site docking; export it and/or apply it to the
+    site dockings under ``--evaluate``."""
+    rl.USE_EXTENDED = args.candidate == "extended"
+    pools = site_pools(args.root)
+    if rl.USE_EXTENDED:
+        pools = with_extended(args.root, pools)
+    data = {f"{name}/site_{site}": v for (name, site), v in rl.prepared(pools).items()}
+    if args.candidate == "both":
+        data.update(rl.prepared(load_restrained(args.restrained)))
+    if args.export:
+        rl.export(args.export, data, sorted(data), args.seeds)
+    if not args.evaluate:
+        return
+    models = rl.fit(data, sorted(data), args.seeds)
+    targets = site_pools(args.evaluate)
+    if rl.USE_EXTENDED:
+        targets = with_extended(args.evaluate, targets)
+    shipped = shipped_model()[0]
+    print(f"frozen: {CANDIDATES[args.candidate]} ({len(data)} pools, {args.seeds} seeds)\n")
+    print("| site docking | acceptable in it | first acceptable: package's model | frozen |")
+    print("|---|---|---|---|")
+    for key, pool in targets.items():
+        entry = rl.prepared({key: pool})[key]
+        rl.USE_EXTENDED = False
+        base = rl.prepared({key: pool})[key]
+        rl.USE_EXTENDED = args.candidate == "extended"
+        mine = first(pool, entry, sum(m.predict(entry[0]) for m in models))
+        theirs = first(pool, base, shipped.predict(base[0]))
+        print(f"| {key[0]} site {key[1]} | {int(acceptable(pool).sum())} | {theirs or '-'} | "
+              f"{mine or '-'} |")  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("root", type=Path)
     p.add_argument("--restrained", type=Path, help="archived restrained pools to train on too")
     p.add_argument("--extended", action="store_true", help="a ranker with EXTENDED too")
     p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--candidate", choices=CANDIDATES, help="freeze this one (see --evaluate)")
+    p.add_argument("--evaluate", type=Path, help="kept site dockings to apply it to")
+    p.add_argument("--export", type=Path, help="write the frozen ranker here")
     args = p.parse_args(argv)
+    if args.candidate:
+        frozen(args)
+        return
     pools = site_pools(args.root)
     data = rl.prepared(pools)
     wide = {}
