@@ -94,6 +94,20 @@ def redock_site(
     """One site docked again under its interface's restraints; its ranked models' quality
     (``keep``: its docking kept, pruned, in ``<out>/dock``)."""
     receptor, ligand = pose_interfaces(setup, pose[None])[0]
+    return dock_residues(files, receptor, ligand, out, threads, protocol, keep)
+
+
+def dock_residues(
+    files: dict[str, Path],
+    receptor: list[str],
+    ligand: list[str],
+    out: Path,
+    threads: int,
+    protocol: dict,
+    keep: bool = False,
+) -> dict[str, np.ndarray]:
+    """A restrained docking with ``receptor`` and ``ligand`` residues (LightDock ids) as
+    active restraints, recorded in ``out`` as :func:`redock_site` records a site."""
     work = out.with_suffix("")
     kept = keep and (work / "dock" / "sparkledock_dock.json").is_file()
     if not kept:  # (a kept docking is ranked again by dock when the shipped model changed)
