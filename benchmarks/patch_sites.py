@@ -18,7 +18,7 @@ Usage:
     python benchmarks/patch_sites.py --pools /work/runs/train_blind --out /work/runs/patch \
         [--complexes 1ACB ...] [--threads 1] [--keep]
     python benchmarks/patch_sites.py --out /work/runs/patch --summary \
-        [--sites /work/runs/site_redock_all]
+        [--sites /work/runs/site_redock_all /work/runs/site_keep_train]
 """
 
 from __future__ import annotations
@@ -108,8 +108,9 @@ def summary(args: argparse.Namespace) -> None:
         with np.load(record) as r:
             top, best = float(r["dockq"][0]), float(r["dockq"].max())
         near = None
-        sites = args.sites / record.parent.name / "sites.json" if args.sites else None
-        if sites and sites.is_file():
+        found = [r / record.parent.name / "sites.json" for r in args.sites]
+        sites = next((f for f in found if f.is_file()), None)
+        if sites is not None:
             s = json.loads(sites.read_text())
             near = any(f >= 0.1 and i <= 8.0 for f, i in zip(s["fnat"], s["irmsd"], strict=True))
         rows.append((record.parent.name, meta, top, best, near))
@@ -133,7 +134,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--radius", type=float, default=PATCH_A)
     p.add_argument("--keep", action="store_true", help="keep the docking (pruned)")
     p.add_argument("--summary", action="store_true")
-    p.add_argument("--sites", type=Path, help="site_redock.py's records (the summary's column)")
+    p.add_argument("--sites", type=Path, nargs="*", default=[],
+                   help="site_redock.py's record folders (the summary's column)")  # fmt: skip
     args = p.parse_args(argv)
     summary(args) if args.summary else run(args)
 
