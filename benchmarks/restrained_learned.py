@@ -70,17 +70,21 @@ EXTENDED = (
 USE_EXTENDED = False
 
 
-def with_extended(folder: Path, pools: dict) -> dict:
-    """``pools`` with each one's extended features (computed once, then read from the cache)."""
+def with_extended(folder: Path, pools: dict, where=None) -> dict:
+    """``pools`` with each one's extended features (computed once, then read from the cache):
+    pool ``key``'s docking is ``where(key)/dock`` (default ``folder/key``), its cache
+    ``where(key)/features.npz``."""
     from sparkledock.analysis.features import solution_features
     from sparkledock.io.lightdock import load_setup
 
-    for name, pool in pools.items():
-        cache = folder / name / "features.npz"
+    for key, pool in pools.items():
+        home = where(key) if where else folder / key
+        cache = home / "features.npz"
         if not cache.is_file():
-            setup = load_setup(folder / name / "dock" / "setup")
+            setup = load_setup(home / "dock" / "setup")
             known = {k: pool[k] for k in ("dfire_soft", "mj3h")}
-            extra = solution_features(setup, pool["pose"], pool["swarm"], pool["score"], known)
+            extra = solution_features(setup, pool["pose"], pool["swarm"], pool["score"], known,
+                                      names=tuple(k for k, _ in EXTENDED))  # fmt: skip
             np.savez(cache, **{k: extra[k] for k, _ in EXTENDED})
         with np.load(cache) as data:
             pool.update({k: data[k] for k in data.files})

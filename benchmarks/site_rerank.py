@@ -89,20 +89,8 @@ def site_pools(root: Path) -> dict[tuple[str, int], dict[str, np.ndarray]]:
 
 def with_extended(root: Path, pools: dict) -> dict:
     """Each site docking's pool with :data:`restrained_learned.EXTENDED` features (computed
-    once from its kept setup)."""
-    from sparkledock.analysis.features import solution_features
-
-    for (name, site), pool in pools.items():
-        cache = root / name / f"site_{site}" / "features.npz"
-        if not cache.is_file():
-            setup = load_setup(cache.parent / "dock" / "setup")
-            known = {k: pool[k] for k in ("dfire_soft", "mj3h")}
-            got = solution_features(setup, pool["pose"], pool["swarm"], pool["score"], known,
-                                    names=tuple(k for k, _ in rl.EXTENDED))  # fmt: skip
-            np.savez(cache, **{k: got[k] for k, _ in rl.EXTENDED})
-        with np.load(cache) as data:
-            pool.update({k: data[k] for k in data.files})
-    return pools
+    once from its kept setup, cached as ``site_<i>/features.npz``)."""
+    return rl.with_extended(root, pools, lambda key: root / key[0] / f"site_{key[1]}")
 
 
 def first(pool: dict, entry: tuple, score: np.ndarray) -> int | None:
