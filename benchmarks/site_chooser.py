@@ -33,8 +33,8 @@ import numpy as np
 
 import blind_learned as bl
 import site_recall as sr
+from site_redock import sites
 from sparkledock.analysis import learned
-from sparkledock.analysis.ranking import leaders
 
 #: How far apart the sites are (Å landmark RMSD; the stage's ``SITE_RADIUS_A``).
 RADIUS = 15.0
@@ -52,18 +52,12 @@ GRID = [
 ]  # fmt: skip
 
 
-def site_leaders(pool: dict, key: np.ndarray, count: int) -> np.ndarray:
-    """The first ``count`` leaders of ``key``'s order, as the stage picks them."""
-    ranked = np.lexsort((np.arange(len(key)), -key))
-    return leaders(pool["marks"], ranked[: sr.HEAD], RADIUS, count)
-
-
 def site_table(pool: dict, key: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
     """The first ``count`` leaders' features (one row each, in the blind order) and labels
     (near or not)."""
     n = len(key)
     ranked = np.lexsort((np.arange(n), -key))
-    chosen = site_leaders(pool, key, count)
+    chosen = sites(pool, count, RADIUS, key)
     marks = pool["marks"]
     per = marks.shape[1] // 3
     place = np.empty(n, dtype=np.int64)
@@ -106,7 +100,7 @@ def ceiling(pools: dict) -> None:
     print("| complex | near representatives | near sites among the first 50 leaders |")
     print("|---|---|---|")
     for name, pool in pools.items():
-        chosen = site_leaders(pool, learned.learned_key(pool, "blind"), max(depths))
+        chosen = sites(pool, max(depths), RADIUS)
         places = (np.flatnonzero(pool["near"][chosen]) + 1).tolist()
         print(f"| {name} | {int(pool['near'].sum())} | {places or '-'} |")
         for d in depths:

@@ -51,13 +51,16 @@ HEAD = 600
 KEEP = 20
 
 
-def sites(pool: dict[str, np.ndarray], count: int, radius: float) -> np.ndarray:
-    """The first ``count`` distinct sites of the shipped learned order: representatives no
-    closer than ``radius`` Å (landmark RMSD) to a better one (the package's
-    ``ranking.leaders``, as ``dock --redock-sites`` picks them)."""
-    key = learned.learned_key(pool, "blind")
+def sites(
+    pool: dict[str, np.ndarray], count: int, radius: float, key: np.ndarray | None = None
+) -> np.ndarray:
+    """The first ``count`` distinct sites of the shipped learned order (or of ``key``'s):
+    representatives no closer than ``radius`` Å (landmark RMSD) to a better one (the
+    package's ``ranking.leaders``, as ``dock --redock-sites`` picks them)."""
+    key = learned.learned_key(pool, "blind") if key is None else key
     ranked = np.lexsort((np.arange(len(key)), -key))
-    return leaders(pool_marks(pool), ranked[:HEAD], radius, count)
+    marks = pool["marks"] if "marks" in pool else pool_marks(pool)
+    return leaders(marks, ranked[:HEAD], radius, count)
 
 
 def ranked_models(folder: Path) -> tuple[dict[str, np.ndarray], np.ndarray]:
