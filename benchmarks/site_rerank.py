@@ -129,11 +129,11 @@ def frozen(args: argparse.Namespace) -> None:
     print(f"frozen: {CANDIDATES[args.candidate]} ({len(data)} pools, {args.seeds} seeds)\n")
     print("| site docking | acceptable in it | first acceptable: package's model | frozen |")
     print("|---|---|---|---|")
+    mine_rows = rl.prepared(targets)  # (the candidate's features)
+    rl.USE_EXTENDED = False
+    base_rows = rl.prepared(targets)  # (the package's model's)
     for key, pool in targets.items():
-        entry = rl.prepared({key: pool})[key]
-        rl.USE_EXTENDED = False
-        base = rl.prepared({key: pool})[key]
-        rl.USE_EXTENDED = args.candidate == "extended"
+        entry, base = mine_rows[key], base_rows[key]
         mine = first(pool, entry, sum(m.predict(entry[0]) for m in models))
         theirs = first(pool, base, shipped.predict(base[0]))
         print(f"| {key[0]} site {key[1]} | {int(acceptable(pool).sum())} | {theirs or '-'} | "
