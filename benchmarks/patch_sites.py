@@ -36,22 +36,18 @@ from site_propensity import interface_labels, residue_keys
 from site_redock import dock_residues
 from sparkledock.analysis.propensity import residue_logodds
 from sparkledock.io.lightdock import load_setup
+from sparkledock.preparation.prepare import _calpha_sites
 
 #: A patch: the residues whose C-alphas lie this close (Å) to its centre residue's.
 PATCH_A = 10.0
 
 
 def residue_points(atoms) -> tuple[np.ndarray, list[str]]:
-    """Each residue's C-alpha (its first atom when it has none) and LightDock id."""
-    starts = atoms.residue_starts()
-    ends = np.append(starts[1:], len(atoms.atom_name))
-    names = atoms.atom_name.astype(str)
-    picks = []
-    for a, b in zip(starts, ends, strict=True):
-        ca = np.flatnonzero(names[a:b] == "CA")
-        picks.append(a + (int(ca[0]) if len(ca) else 0))
+    """Each residue's LightDock id and where restraints point for it (the package's choice:
+    its C-alpha, else its phosphorus, else its atom nearest its centroid)."""
     ids = atoms.residue_ids()
-    return atoms.coords[picks], [ids[i] for i in picks]
+    residues = [str(ids[i]) for i in atoms.residue_starts()]
+    return _calpha_sites(atoms, residues), residues
 
 
 def best_patch(points: np.ndarray, logodds: np.ndarray, radius: float) -> np.ndarray:
