@@ -164,20 +164,19 @@ def main(argv: list[str] | None = None) -> None:
     extra = rl.prepared(load_restrained(args.restrained)) if args.restrained else {}
     complexes = sorted({name for name, _ in pools})
     shipped = shipped_model()[0]
-    rows: dict[str, dict] = {"package's restrained model": {}, "fitted on site dockings": {}}
+    rows: dict[str, dict] = {"package's restrained model": {}, CANDIDATES["site"]: {}}
     if extra:
-        rows["fitted on site dockings and restrained pools"] = {}
+        rows[CANDIDATES["both"]] = {}
     if wide:
-        rows["fitted on site dockings, extended features"] = {}
+        rows[CANDIDATES["extended"]] = {}
     for held in complexes:
         train = {k: v for k, v in data.items() if k[0] != held}
-        fits = [("fitted on site dockings", train)]
+        fits = [(CANDIDATES["site"], train)]
         if extra:
             both = {**train, **{("r", n): v for n, v in extra.items() if n != held}}
-            fits.append(("fitted on site dockings and restrained pools", both))
+            fits.append((CANDIDATES["both"], both))
         if wide:
-            fits.append(("fitted on site dockings, extended features",
-                         {k: v for k, v in wide.items() if k[0] != held}))  # fmt: skip
+            fits.append((CANDIDATES["extended"], {k: v for k, v in wide.items() if k[0] != held}))
         models = {label: rl.fit(d, list(d), args.seeds) for label, d in fits}
         for key in (k for k in pools if k[0] == held):
             x = data[key][0]
@@ -185,7 +184,7 @@ def main(argv: list[str] | None = None) -> None:
                 pools[key], data[key], shipped.predict(x)
             )
             for label, fitted in models.items():
-                rows_x = wide[key][0] if label.endswith("extended features") else x
+                rows_x = wide[key][0] if label == CANDIDATES["extended"] else x
                 score = sum(m.predict(rows_x) for m in fitted)
                 rows[label][key] = first(pools[key], data[key], score)
         print(f"{held}: " + ", ".join(
