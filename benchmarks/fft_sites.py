@@ -6,8 +6,9 @@ Glowworm swarms sample the score's landscape where their swarms start; an FFT sc
 (Katchalski-Katzir) visits every translation of every rotation of a grid, so a site
 missed by the swarms may still be found. This scans the unbound partners of a complex:
 
-- grids of ``--spacing`` Å: the receptor's contact shell (points 3.3-6 Å from its nearest
-  atom score +1, points closer than 3.3 Å a clash of ``CLASH``) and the ligand's heavy
+- grids of ``--spacing`` Å: the receptor's contact shell (points 2.5-6 Å from its nearest
+  atom score +1, points closer than 2.5 Å a clash of ``CLASH``: soft, as unbound side chains
+  clash) and the ligand's heavy
   atoms, one point each; every translation of ``--rotations`` quasi-uniform rotations
   (a Sobol sequence mapped to unit quaternions) is scored by one correlation;
 - the best ``PEAKS`` translations of each rotation (at least ``PEAK_GAP`` cells apart) are
@@ -23,7 +24,7 @@ table: complexes with a near site among the first 5 / 10 sites of each order.
 
 Usage:
     python benchmarks/fft_sites.py --out /work/runs/fft_sites [--complexes 1A2K ...] \
-        [--archives benchmarks/pools/blind_train] [--rotations 4096] [--spacing 1.2]
+        [--archives benchmarks/pools/blind_train] [--rotations 2048] [--spacing 1.5]
     python benchmarks/fft_sites.py --out /work/runs/fft_sites --summary
 """
 
@@ -52,9 +53,9 @@ from sparkledock.preparation.options import SetupOptions
 from sparkledock.preparation.prepare import prepare_setup
 
 #: The receptor's contact shell (Å from its nearest heavy atom) and clash core.
-SHELL_A = (3.3, 6.0)
+SHELL_A = (2.5, 6.0)
 #: A ligand atom in the receptor's core costs this many contacts.
-CLASH = -15.0
+CLASH = -3.0
 #: Translations kept per rotation, and how many grid cells apart.
 PEAKS = 4
 PEAK_GAP = 3
@@ -144,7 +145,7 @@ def run(name: str, out: Path, args: argparse.Namespace) -> None:
     )
     work = out / f"{name}_setup"
     shutil.rmtree(work, ignore_errors=True)
-    options = SetupOptions(swarms=1, glowworms=10, noxt=True, noh=True, now=True)
+    options = SetupOptions(glowworms=10, noxt=True, noh=True, now=True)
     prepare_setup(files["receptor"], files["ligand"], work, options=options)
     setup = load_setup(work)
     shutil.rmtree(work, ignore_errors=True)
@@ -218,8 +219,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--complexes", nargs="*")
     p.add_argument("--archives", type=Path, default=bl.HERE / "pools" / "blind_train")
-    p.add_argument("--rotations", type=int, default=4096)
-    p.add_argument("--spacing", type=float, default=1.2)
+    p.add_argument("--rotations", type=int, default=2048)
+    p.add_argument("--spacing", type=float, default=1.5)
     p.add_argument("--sites", type=int, default=10)
     p.add_argument("--workers", type=int, default=-1, help="scipy.fft's threads")
     p.add_argument("--summary", action="store_true")
