@@ -16,8 +16,11 @@ missed by the swarms may still be found. This scans the unbound partners of a co
 - orders of the candidates: shape alone, DFIRE alone, and their rank sum; each order's
   first ``--sites`` distinct sites (``ranking.leaders``, 15 Å landmark RMSD, as the site
   stage picks them) are labelled near (fnat >= 0.1, iRMSD <= 8 Å) by the built-in
-  evaluation, and so are the blind order's first sites (the archived pool's rigid poses on
-  the same setup frame), for the interleaved order (blind and scan sites in turn).
+  evaluation, and so are the blind order's first 50 sites (the archived pool's rigid poses on
+  the same setup frame), for the interleaved order (blind and scan sites in turn);
+- two orders read from the records afterwards: ClusPro's (the densest site of the best DFIRE
+  candidates first) and the blind order's first 50 sites re-ordered by the scan's support
+  (how many of its best DFIRE candidates lie within 15 Å of each).
 
 Writes one record per complex (``<out>/<C>.npz``), resumably; ``--summary`` prints the
 table: complexes with a near site among the first 5 / 10 sites of each order.
@@ -64,6 +67,10 @@ RADIUS = 15.0
 HEAD = 600
 #: scipy.fft's threads (``--workers``).
 WORKERS = [-1]
+#: Where a complex's inputs are looked for (under ``../shared``).
+FOLDERS = ("train", "bench", "bench5")
+#: The blind order's sites recorded (for the scan's support re-order of them).
+BLIND_SITES = 50
 #: The orders compared (``interleaved_*``: blind and scan sites in turn, blind first).
 ORDERS = ("blind", "shape", "dfire", "shape+dfire")
 
@@ -122,33 +129,46 @@ def scan(receptor: np.ndarray, ligand: np.ndarray, quats: np.ndarray, spacing: f
     return np.array(poses), np.array(scores)
 
 
-def blind_sites(archive: Path, setup, count: int) -> np.ndarray:
+def blind_sites(archive: Path, setup, count: int) -> tuple[np.ndarray, np.ndarray]:
     """The archived blind pool's first ``count`` sites under the shipped order, as rigid poses
-    on ``setup``'s frame (the modes left out)."""
+    on ``setup``'s frame (the modes left out), and their landmarks."""
     pool = bl.read_archive(archive)
     pool["marks"] = bl.pool_marks(pool)
     key = learned.learned_key(pool, "blind")
     ranked = np.lexsort((np.arange(len(key)), -key))[:HEAD]
     chosen = leaders(pool["marks"], ranked, RADIUS, count)
     q = pool["pose_q"][chosen].astype(np.float64)
-    return np.concatenate([pool["pose_t"][chosen].astype(np.float64), q], axis=1)
+    poses = np.concatenate([pool["pose_t"][chosen].astype(np.float64), q], axis=1)
+    return poses, pool["marks"][chosen]
 
 
-def run(name: str, out: Path, args: argparse.Namespace) -> None:
-    """Scan one complex and record its orders' first sites and their labels."""
-    files = complex_inputs(
-        next(
-            bl.SHARED / d / name
-            for d in ("train", "bench", "bench5")
-            if (bl.SHARED / d / name).is_dir()
-        )
-    )
+def complex_setup(name: str, out: Path) -> tuple[dict[str, Path], object]:
+    """A complex's input files and a setup of its unbound partners without normal modes
+    (its frame is the blind pools' setups', whose ligand landmarks it reproduces)."""
+    folder = next(bl.SHARED / d / name for d in FOLDERS if (bl.SHARED / d / name).is_dir())
+    files = complex_inputs(folder)
     work = out / f"{name}_setup"
     shutil.rmtree(work, ignore_errors=True)
     options = SetupOptions(glowworms=10, noxt=True, noh=True, now=True)
     prepare_setup(files["receptor"], files["ligand"], work, options=options)
     setup = load_setup(work)
     shutil.rmtree(work, ignore_errors=True)
+    return files, setup
+
+
+def blind_record(archive: Path, setup, reference) -> dict[str, np.ndarray]:
+    """The blind order's first :data:`BLIND_SITES` sites: near labels, DockQ, poses, landmarks."""
+    poses, marks = blind_sites(archive, setup, BLIND_SITES)
+    q = pose_quality(reference, setup, poses)
+    return {
+        "blind_near": (q["fnat"] >= 0.1) & (q["irmsd"] <= 8.0), "blind_dockq": q["dockq"],
+        "blind_poses": poses, "blind_marks": marks.astype(np.float32),
+    }  # fmt: skip
+
+
+def run(name: str, out: Path, args: argparse.Namespace) -> None:
+    """Scan one complex and record its orders' first sites and their labels."""
+    files, setup = complex_setup(name, out)
     start = time.perf_counter()
     poses, shape = scan(
         setup.receptor.atoms.coords, setup.ligand.atoms.coords, rotations(args.rotations),
@@ -176,17 +196,58 @@ def run(name: str, out: Path, args: argparse.Namespace) -> None:
         record[f"{label}_poses"] = poses[chosen]
     archive = args.archives / f"{name}.npz"
     if archive.is_file():
-        sites = blind_sites(archive, setup, args.sites)
-        q = pose_quality(reference, setup, sites)
-        record["blind_near"] = (q["fnat"] >= 0.1) & (q["irmsd"] <= 8.0)
-        record["blind_dockq"] = q["dockq"]
-        record["blind_poses"] = sites
-    tmp = out / f"{name}.tmp.npz"
-    np.savez(tmp, **record)
-    tmp.replace(out / f"{name}.npz")
+        record.update(blind_record(archive, setup, reference))
+    save(record, out / f"{name}.npz")
     print(f"{name}: {len(poses)} candidates, scan {wall_scan:.0f} s, all {wall:.0f} s; near at "
           + ", ".join(f"{k} {np.flatnonzero(record[f'{k}_near'])[:3] + 1}"
                       for k in ORDERS if f"{k}_near" in record), flush=True)  # fmt: skip
+
+
+def save(record: dict[str, np.ndarray], path: Path) -> None:
+    """Write a record whole or not at all."""
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez(tmp, **record)
+    tmp.replace(path)
+
+
+def relabel_blind(name: str, out: Path, archives: Path) -> None:
+    """Update a record's blind sites (to :data:`BLIND_SITES`) without scanning again."""
+    path = out / f"{name}.npz"
+    record = dict(np.load(path))
+    if len(record.get("blind_near", ())) >= BLIND_SITES:
+        return
+    files, setup = complex_setup(name, out)
+    record.update(blind_record(archives / f"{name}.npz", setup,
+                               quality_reference(setup, files["reference"])))  # fmt: skip
+    save(record, path)
+
+
+def density_sites(marks: np.ndarray, key: np.ndarray, top: int, count: int) -> np.ndarray:
+    """ClusPro's order: of the ``top`` best candidates by ``key``, the one with the most
+    others within :data:`RADIUS` Å (landmark RMSD) leads a site; its neighbours leave; again."""
+    idx = np.argsort(-key, kind="stable")[:top]
+    m = marks[idx].astype(np.float64)
+    d2 = ((m[:, None, :] - m[None, :, :]) ** 2).sum(axis=-1) / (m.shape[1] // 3)
+    near = d2 <= RADIUS * RADIUS
+    alive = np.ones(len(idx), dtype=bool)
+    out: list[int] = []
+    while len(out) < count and alive.any():
+        counts = np.where(alive, (near & alive[None, :]).sum(axis=1), -1)
+        best = int(np.argmax(counts))
+        out.append(int(idx[best]))
+        alive &= ~near[best]
+    return np.array(out, dtype=np.int64)
+
+
+def supported(record: dict[str, np.ndarray], top: int) -> np.ndarray:
+    """The blind sites re-ordered by the scan's support: rank sum of the blind order and the
+    count of the ``top`` best DFIRE candidates within :data:`RADIUS` Å of each site."""
+    idx = np.argsort(-record["dfire"], kind="stable")[:top]
+    lm, fm = record["blind_marks"].astype(np.float64), record["marks"][idx].astype(np.float64)
+    d2 = ((lm[:, None, :] - fm[None]) ** 2).sum(axis=-1) / (lm.shape[1] // 3)
+    support = (d2 <= RADIUS * RADIUS).sum(axis=1)
+    n = len(lm)
+    return np.lexsort((np.arange(n), average_ranks(-support) + np.arange(1, n + 1)))
 
 
 def interleaved(blind: np.ndarray, other: np.ndarray) -> np.ndarray:
@@ -194,8 +255,14 @@ def interleaved(blind: np.ndarray, other: np.ndarray) -> np.ndarray:
     return np.stack([blind, other], axis=1).ravel()
 
 
-def summary(out: Path, depths: tuple[int, ...] = (5, 10)) -> None:
-    """Complexes with a near site among each order's first sites."""
+def near_of(record: dict[str, np.ndarray], chosen: np.ndarray) -> np.ndarray:
+    """Near labels of chosen scan candidates."""
+    return (record["fnat"][chosen] >= 0.1) & (record["irmsd"][chosen] <= 8.0)
+
+
+def summary(out: Path, depths: tuple[int, ...] = (5, 10, 20)) -> None:
+    """Complexes with a near site among each order's first sites (a scan order has 10 sites,
+    the blind order 50, an interleaved one 20: at 20 it is the union of both orders' ten)."""
     records = {p.stem: dict(np.load(p)) for p in sorted(out.glob("*.npz")) if "tmp" not in p.name}
     records = {n: r for n, r in records.items() if "blind_near" in r}
     print(f"{len(records)} complexes scanned (with an archived blind pool)\n")
@@ -204,8 +271,17 @@ def summary(out: Path, depths: tuple[int, ...] = (5, 10)) -> None:
     rows = {k: [r[f"{k}_near"] for r in records.values()] for k in ORDERS}
     for k in ORDERS[1:]:
         rows[f"blind / {k} in turn"] = [
-            interleaved(r["blind_near"], r[f"{k}_near"]) for r in records.values()
+            interleaved(r["blind_near"][:10], r[f"{k}_near"]) for r in records.values()
         ]
+    for top in (500, 1000):
+        rows[f"ClusPro-like: densest of DFIRE's best {top}"] = [
+            near_of(r, density_sites(r["marks"], r["dfire"], top, 10)) for r in records.values()
+        ]
+    if all(len(r["blind_near"]) >= BLIND_SITES for r in records.values()):
+        for top in (200, 500, 1000):
+            rows[f"blind's first {BLIND_SITES} by scan support ({top})"] = [
+                r["blind_near"][supported(r, top)] for r in records.values()
+            ]
     for label, nears in rows.items():
         print(f"| {label} | " + " | ".join(str(sum(bool(n[:d].any()) for n in nears))
                                          for d in depths) + " |")  # fmt: skip
@@ -234,6 +310,8 @@ def main(argv: list[str] | None = None) -> None:
     for name in names:
         if not (args.out / f"{name}.npz").is_file():
             run(name, args.out, args)
+        elif (args.archives / f"{name}.npz").is_file():
+            relabel_blind(name, args.out, args.archives)
 
 
 if __name__ == "__main__":
