@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -167,6 +168,17 @@ def pool_features(folder: Path) -> dict[str, np.ndarray]:
     if wanted:  # (a cache written before a feature was added gains only the new ones)
         setup = load_setup(folder / "dock" / "setup")
         oof = site_oof(folder.name)
+        counts = (
+            len(setup.receptor.atoms.residue_starts()),
+            len(setup.ligand.atoms.residue_starts()),
+        )
+        if oof is not None and (len(oof[0]), len(oof[1])) != counts:
+            # (a residue the setup now drops, such as a backbone remnant, was read when the
+            # out-of-fold values were made; which one is not recorded, so they cannot be aligned)
+            print(f"{folder.name}: out-of-fold site log-odds for {len(oof[0])} + {len(oof[1])} "
+                  f"residues, the setup has {counts[0]} + {counts[1]}: the shipped site model "
+                  "serves (it trained on this complex)", file=sys.stderr)  # fmt: skip
+            oof = None
         if oof is not None and set(PROPENSITY) & set(wanted):
             known.update(interface_propensity(setup, pool["pose"], oof))
             wanted = [name for name in wanted if name not in PROPENSITY]
