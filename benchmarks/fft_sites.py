@@ -46,7 +46,8 @@ from scipy.stats import qmc
 
 import blind_learned as bl
 from dock_accuracy import inputs as complex_inputs
-from sparkledock.analysis import learned
+from site_recall import near
+from site_redock import HEAD, sites
 from sparkledock.analysis.features import rescore
 from sparkledock.analysis.quality import pose_quality, quality_reference
 from sparkledock.analysis.ranking import landmark_atoms, landmarks, leaders
@@ -62,9 +63,8 @@ CLASH = -3.0
 #: Translations kept per rotation, and how many grid cells apart.
 PEAKS = 4
 PEAK_GAP = 3
-#: Site spacing (Å landmark RMSD; the site stage's) and how far down an order they are looked for.
+#: Site spacing (Å landmark RMSD; the site stage's; ``HEAD``: how far down an order).
 RADIUS = 15.0
-HEAD = 600
 #: scipy.fft's threads (``--workers``).
 WORKERS = [-1]
 #: Where a complex's inputs are looked for (under ``../shared``).
@@ -130,13 +130,12 @@ def scan(receptor: np.ndarray, ligand: np.ndarray, quats: np.ndarray, spacing: f
 
 
 def blind_sites(archive: Path, setup, count: int) -> tuple[np.ndarray, np.ndarray]:
-    """The archived blind pool's first ``count`` sites under the shipped order, as rigid poses
-    on ``setup``'s frame (the modes left out), and their landmarks."""
+    """The archived blind pool's first ``count`` sites under the shipped order (as the site
+    stage picks them, ``site_redock.sites``), as rigid poses on ``setup``'s frame (the modes
+    left out), and their landmarks."""
     pool = bl.read_archive(archive)
     pool["marks"] = bl.pool_marks(pool)
-    key = learned.learned_key(pool, "blind")
-    ranked = np.lexsort((np.arange(len(key)), -key))[:HEAD]
-    chosen = leaders(pool["marks"], ranked, RADIUS, count)
+    chosen = sites(pool, count, RADIUS)
     q = pool["pose_q"][chosen].astype(np.float64)
     poses = np.concatenate([pool["pose_t"][chosen].astype(np.float64), q], axis=1)
     return poses, pool["marks"][chosen]
@@ -161,7 +160,7 @@ def blind_record(archive: Path, setup, reference) -> dict[str, np.ndarray]:
     poses, marks = blind_sites(archive, setup, BLIND_SITES)
     q = pose_quality(reference, setup, poses)
     return {
-        "blind_near": (q["fnat"] >= 0.1) & (q["irmsd"] <= 8.0), "blind_dockq": q["dockq"],
+        "blind_near": near(q["fnat"], q["irmsd"]), "blind_dockq": q["dockq"],
         "blind_poses": poses, "blind_marks": marks.astype(np.float32),
     }  # fmt: skip
 
@@ -191,7 +190,7 @@ def run(name: str, out: Path, args: argparse.Namespace) -> None:
         ranked = np.lexsort((np.arange(len(key)), -key))[:HEAD]
         chosen = leaders(marks, ranked, RADIUS, args.sites)
         q = pose_quality(reference, setup, poses[chosen])
-        record[f"{label}_near"] = (q["fnat"] >= 0.1) & (q["irmsd"] <= 8.0)
+        record[f"{label}_near"] = near(q["fnat"], q["irmsd"])
         record[f"{label}_dockq"] = q["dockq"]
         record[f"{label}_poses"] = poses[chosen]
     archive = args.archives / f"{name}.npz"
@@ -257,7 +256,7 @@ def interleaved(blind: np.ndarray, other: np.ndarray) -> np.ndarray:
 
 def near_of(record: dict[str, np.ndarray], chosen: np.ndarray) -> np.ndarray:
     """Near labels of chosen scan candidates."""
-    return (record["fnat"][chosen] >= 0.1) & (record["irmsd"][chosen] <= 8.0)
+    return near(record["fnat"][chosen], record["irmsd"][chosen])
 
 
 def summary(out: Path, depths: tuple[int, ...] = (5, 10, 20)) -> None:
