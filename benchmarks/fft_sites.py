@@ -189,9 +189,8 @@ def run(name: str, out: Path, args: argparse.Namespace) -> None:
     for label, key in keys.items():
         ranked = np.lexsort((np.arange(len(key)), -key))[:HEAD]
         chosen = leaders(marks, ranked, RADIUS, args.sites)
-        q = pose_quality(reference, setup, poses[chosen])
-        record[f"{label}_near"] = near(q["fnat"], q["irmsd"])
-        record[f"{label}_dockq"] = q["dockq"]
+        record[f"{label}_near"] = near(every["fnat"][chosen], every["irmsd"][chosen])
+        record[f"{label}_dockq"] = every["dockq"][chosen]
         record[f"{label}_poses"] = poses[chosen]
     archive = args.archives / f"{name}.npz"
     if archive.is_file():
