@@ -28,6 +28,10 @@ Modes:
   reads it.
 * ``--evaluate POOLS``: the shipped model applied to other pools (the twenty's), next to
   ``soft_consensus``, ``dfire`` and LightDock's published blind result, in one table.
+* ``--curve N ...``: a learning curve (held-out successes with N training complexes per fit).
+
+The cross-validation also prints the package's blind model beside each row on the complexes
+that model never trained on (the blind retraining's rule, docs/performance.md).
 
 Usage:
     python benchmarks/blind_learned.py /work/runs/train_blind [--folds 5] [--seeds 3]
@@ -36,6 +40,7 @@ Usage:
     python benchmarks/blind_learned.py --evaluate /work/runs/twenty_blind
     python benchmarks/blind_learned.py /work/runs/train_blind --archive benchmarks/pools/blind_train
     python benchmarks/blind_learned.py benchmarks/pools/blind_train   # the same, from archives
+    python benchmarks/blind_learned.py benchmarks/pools/blind_train --curve 20 40 70 100 138
 """
 
 from __future__ import annotations
@@ -516,6 +521,28 @@ def versus_shipped(pools: dict, rows: list[tuple[str, list[dict]]]) -> None:
         print(f"{label}, cross-validated | {same} |")
 
 
+def learning_curve(pools: dict, sizes: list[int], repeats: int, params: dict, spec: tuple) -> None:
+    """Held-out successes when each fold's model trains on only ``sizes`` complexes drawn
+    from the other folds (seeded), means over ``repeats`` shufflings: whether more training
+    complexes of the same kind would still lift the ranking."""
+    names = sorted(pools)
+    rows = {n: learned.feature_matrix(pools[n], spec) for n in names}
+    print(f"| training complexes per fit ({len(names)} pools, 5 folds × {repeats}) "
+          "| top 1 / 5 / 10 / 100 | MRR |\n|---|---|---|")  # fmt: skip
+    for size in sizes:
+        runs = []
+        for shuffle in range(repeats):
+            draw, got = np.random.default_rng(100 + shuffle), {}
+            for held in folds(names, 5, shuffle):
+                rest = [n for n in names if n not in held]
+                chosen = [str(n) for n in draw.choice(rest, min(size, len(rest)), replace=False)]
+                models = fit(pools, chosen, params, 1, spec)
+                for n in held:
+                    got[n] = firsts(pools[n], sum(m.predict(rows[n]) for m in models))
+            runs.append(got)
+        print(f"| {size} | {mean_summary(runs)} |", flush=True)
+
+
 def export(
     path: Path, pools: dict, params: dict, seeds: int, cv: str, spec: tuple, radius: float = 0.0
 ) -> None:
@@ -595,6 +622,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--linear", action="store_true", help="also cross-validate a linear model")
     p.add_argument("--evaluate", type=Path, help="apply the shipped model to these pools")
     p.add_argument(
+        "--curve", nargs="+", type=int, metavar="N",
+        help="learning curve: held-out successes with N training complexes per fit "
+        "(--params, default the shipped model's; the first of --features) and stop",
+    )  # fmt: skip
+    p.add_argument(
         "--archive", type=Path,
         help="write each pool's features and labels here (<C>.npz; :func:`archive`) and stop",
     )  # fmt: skip
@@ -619,6 +651,11 @@ def main(argv: list[str] | None = None) -> None:
         evaluate(load(args.evaluate, args.complexes))
         return
     pools = load(args.pools, args.complexes)
+    if args.curve:
+        shipped = learned.shipped_model("blind")[1]["params"]
+        params = json.loads(args.params) if args.params else shipped
+        learning_curve(pools, args.curve, args.repeats, params, FEATURE_SETS[args.features[0]])
+        return
     if args.archive:
         args.archive.mkdir(parents=True, exist_ok=True)
         for name, features in pools.items():

@@ -347,6 +347,19 @@ def test_training_script_runs_end_to_end_on_two_tiny_training_complexes(
             assert (sign * change * (value - rows[:, j]) >= -1e-12).all(), name
             held += 1
     assert held == 2 * len(blind_learned.MONOTONE)
+    # a learning curve that draws every complex of the other folds is the cross-validation
+    # (labels set by rule: the tiny dockings hold no acceptable model)
+    relabelled = blind_learned.load(archived)
+    for pool in relabelled.values():
+        pool["label"] = (np.arange(len(pool["label"])) % 7 == 3).astype(np.int64)
+    capsys.readouterr()
+    blind_learned.cross_validate(relabelled, 2, 1, grid=[params])
+    cv = capsys.readouterr().out.splitlines()
+    cv = [r for r in cv if r.startswith("| learned (shipped") and "cross-validated" not in r]
+    blind_learned.learning_curve(relabelled, [1], 1, params, blind_learned.FEATURE_SETS["shipped"])
+    curve = [r for r in capsys.readouterr().out.splitlines() if r.startswith("| 1 |")]
+    assert len(cv) == len(curve) == 1 and "| 0 / 0 / 0 / 0 |" not in curve[0]
+    assert curve[0].split(" | ", 1)[1] == cv[0].split(" | ", 1)[1]
 
 
 @pytest.mark.parametrize("n", [300, 2**15 + 7])
