@@ -486,11 +486,11 @@ def cross_validate(
         label = ", ".join(f"{k}={v}" for k, v in params.items() if k in SHOWN)
         for r in radii:
             step = f", diversity {r:g} Å" if r else ""
-            row = f"| learned ({chosen_set}; {label}{step}) | {mean_summary(runs[r])} |"
-            print(row, flush=True)
+            name = f"learned ({chosen_set}; {label}{step})"
+            print(f"| {name} | {mean_summary(runs[r])} |", flush=True)
             tops = [mean_successes(runs[r], n) for n in (10, 5, 1)]
             results.append(((*tops, mean_mrr(runs[r])), params, chosen_set, r))
-            unseen_rows.append((row.split(" |")[0], runs[r]))
+            unseen_rows.append((name, runs[r]))
     for c in (0.01, 0.1, 1.0) if LINEAR[0] else ():
         got = {}
         for held in folds(names, k):
@@ -512,13 +512,13 @@ def versus_shipped(pools: dict, rows: list[tuple[str, list[dict]]]) -> None:
     unseen = [n for n in sorted(pools) if n not in trained_on]
     if not unseen:
         return
-    shipped = {n: firsts(pools[n], learned.learned_key(pools[n], "blind")) for n in unseen}
+    shipped = {n: shipped_first(pools[n]) for n in unseen}
     head = f"on the {len(unseen)} complexes the package's model never saw"
     print(f"\n| {head} | top 1 / 5 / 10 / 100 | MRR |\n|---|---|---|")
     print(f"| the package's blind model | {summary(shipped)} |")
     for label, runs in rows:
         same = mean_summary([{n: g[n] for n in unseen} for g in runs])
-        print(f"{label}, cross-validated | {same} |")
+        print(f"| {label}, cross-validated | {same} |")
 
 
 def learning_curve(pools: dict, sizes: list[int], repeats: int, params: dict, spec: tuple) -> None:
@@ -577,17 +577,23 @@ def export(
     print(f"wrote {path} ({path.stat().st_size / 1024:.0f} KiB, {len(names)} complexes)")
 
 
+def shipped_first(pool: dict[str, np.ndarray]) -> int | None:
+    """The rank of the first acceptable representative in the package's blind order (its
+    trees, then its diversity step if it has one)."""
+    key = learned.learned_key(pool, "blind")
+    ranked = model_diversity(pool_marks(pool), np.lexsort((np.arange(len(key)), -key)), "blind")
+    return first_hit(pool["label"][ranked] >= 1)
+
+
 def evaluate(pools: dict) -> None:
     """The shipped blind model on ``pools``, next to soft_consensus, dfire and LightDock."""
     rows = {}
     for name, pool in pools.items():
-        key = learned.learned_key(pool, "blind")
-        ranked = model_diversity(pool_marks(pool), np.lexsort((np.arange(len(key)), -key)), "blind")
         folder = SHARED / ("bench" if (SHARED / "bench" / name).is_dir() else "bench5") / name
         published = lightdock_published(folder, "lightdock_bm5_BLIND.list")
         rows[name] = (
             baseline(pool, "dfire"), baseline(pool, "soft_consensus"),
-            first_hit(pool["label"][ranked] >= 1),
+            shipped_first(pool),
             published, first_hit(pool["label"] >= 1),
         )  # fmt: skip
     print("| complex | dfire | soft_consensus | learned | LightDock top 10 | pool |")
