@@ -50,7 +50,7 @@ from site_recall import near
 from site_redock import HEAD, sites
 from sparkledock.analysis.features import rescore
 from sparkledock.analysis.quality import pose_quality, quality_reference
-from sparkledock.analysis.ranking import landmark_atoms, landmarks, leaders
+from sparkledock.analysis.ranking import landmark_atoms, landmarks, leaders, population
 from sparkledock.analysis.ranks import average_ranks
 from sparkledock.io.lightdock import load_setup
 from sparkledock.preparation.options import SetupOptions
@@ -226,14 +226,14 @@ def density_sites(marks: np.ndarray, key: np.ndarray, top: int, count: int) -> n
     idx = np.argsort(-key, kind="stable")[:top]
     m = marks[idx].astype(np.float64)
     d2 = ((m[:, None, :] - m[None, :, :]) ** 2).sum(axis=-1) / (m.shape[1] // 3)
-    near = d2 <= RADIUS * RADIUS
+    close = d2 <= RADIUS * RADIUS
     alive = np.ones(len(idx), dtype=bool)
     out: list[int] = []
     while len(out) < count and alive.any():
-        counts = np.where(alive, (near & alive[None, :]).sum(axis=1), -1)
+        counts = np.where(alive, (close & alive[None, :]).sum(axis=1), -1)
         best = int(np.argmax(counts))
         out.append(int(idx[best]))
-        alive &= ~near[best]
+        alive &= ~close[best]
     return np.array(out, dtype=np.int64)
 
 
@@ -242,8 +242,7 @@ def supported(record: dict[str, np.ndarray], top: int) -> np.ndarray:
     count of the ``top`` best DFIRE candidates within :data:`RADIUS` Å of each site."""
     idx = np.argsort(-record["dfire"], kind="stable")[:top]
     lm, fm = record["blind_marks"].astype(np.float64), record["marks"][idx].astype(np.float64)
-    d2 = ((lm[:, None, :] - fm[None]) ** 2).sum(axis=-1) / (lm.shape[1] // 3)
-    support = (d2 <= RADIUS * RADIUS).sum(axis=1)
+    support = population(lm, fm, RADIUS)
     n = len(lm)
     return np.lexsort((np.arange(n), average_ranks(-support) + np.arange(1, n + 1)))
 
