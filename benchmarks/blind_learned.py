@@ -650,6 +650,8 @@ def main(argv: list[str] | None = None) -> None:
         help="feature sets to cross-validate (with --params: the one to export)",
     )  # fmt: skip
     args = p.parse_args(argv)
+    if args.curve and min(args.curve) < 1:
+        p.error(f"--curve: training complexes per fit must be at least 1, not {min(args.curve)}")
     LABEL[0] = "label" if args.label == "capri" else "dockq_label"
     LINEAR[0] = args.linear
     THREADS[0] = args.threads
