@@ -168,7 +168,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("dock", help="a whole docking: setup, run, cluster, rank, top models")
     p.add_argument("receptor", nargs="?", help="receptor PDB or mmCIF")
     p.add_argument("ligand", nargs="?", help="ligand PDB or mmCIF")
-    p.add_argument("-r", "--restraints", help="LightDock restraints or HADDOCK .tbl")
+    p.add_argument(
+        "-r", "--restraints", action="append", help="LightDock restraints or HADDOCK .tbl; "
+        "given again, alternatives (candidate patches): each docked, all ranked together",
+    )  # fmt: skip
     p.add_argument(
         "-o",
         "--output",

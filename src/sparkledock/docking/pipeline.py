@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +18,13 @@ from ..errors import InputFileError, SparkledockError
 from ..fileutil import LOCK_NAME, atomic_write_text, folder_lock
 from ..io.lightdock import load_setup
 from ..io.setupdir import SetupDir
+from ..molecule.restraints import knowledge_of
 from ..molecule.structure import read_structure
 from ..molecule.system import DockingSetup
 from ..preparation.paratope import require_paratope
 from ..preparation.prepare import prepare_setup
 from ..runlog import LOGGER, RunRecord, file_record, untimed
+from .alternatives import dock_alternatives
 from .analyse import analyse, ranking_identity
 from .checks import check_docking
 from .options import DockOptions, dock_setup_options, engine_name, key_options, with_defaults
@@ -122,7 +125,7 @@ def dock(
     ligand: str | os.PathLike[str],
     out: str | os.PathLike[str],
     *,
-    restraints: str | os.PathLike[str] | None = None,
+    restraints: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
     reference: str | os.PathLike[str] | None = None,
     options: DockOptions = DockOptions(),  # noqa: B008  (frozen: one shared default)
     force: bool = False,
@@ -148,9 +151,21 @@ def dock(
     every rank runs swarms (:func:`sparkledock.engine.parallel.run_parallel`); only rank 0 returns
     the folder, the others None.
 
+    ``restraints`` may be several files, alternatives (candidate patches): each is docked
+    in ``OUT/alternative_<n>`` and their models ranked together in ``out``
+    (:mod:`.alternatives`).
+
     Raises:
         SparkledockError: bad options or inputs, a busy or foreign output folder (one line).
     """
+    if restraints is not None and not isinstance(restraints, (str, os.PathLike)):
+        given = list(restraints)
+        if not given:
+            raise SparkledockError("restraints: an empty list of files (give None to dock blind)")
+        if len(given) > 1:
+            return dock_alternatives(dock, receptor, ligand, out, given, reference=reference,
+                                     options=options, force=force, comm=comm)  # fmt: skip
+        restraints = given[0]
     out = Path(out)
     parallel = comm is not None and comm.Get_size() > 1
     lead = not parallel or comm.Get_rank() == 0
@@ -162,6 +177,13 @@ def dock(
         if lead:
             try:
                 partners = check_docking(receptor, ligand, restraints, reference, options)
+                if partners.restraints is not None:
+                    known = knowledge_of(partners.restraints)
+                    runrec.result["knowledge"] = known.as_dict()
+                    LOGGER.info(
+                        f"restraints: {known.level} ({known.receptor} receptor and "
+                        f"{known.ligand} ligand residues)"
+                    )
                 _check_reference(reference)
                 if options.paratope:  # an antibody receptor and no restraints, before any work
                     if restraints is not None:

@@ -91,3 +91,41 @@ def restraints_from_config(config: dict, source: str) -> Restraints | None:
                 except ValueError:
                     raise InputFileError(f"{source}: {key}: malformed residue {rid!r}") from None
     return result
+
+
+#: The levels of knowledge a restraints file can give (:func:`knowledge_of`), most first.
+LEVELS = (
+    "both sides",  # residues of both partners, more than one on one of them
+    "one pair",  # one residue of each partner
+    "receptor side",  # several receptor residues, none of the ligand's
+    "one receptor residue",
+    "ligand side",  # ligand residues only: the receptor's side is unknown
+)
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """What a docking's restraints tell of the interface: ``level`` (one of :data:`LEVELS`)
+    and how many residues (active and passive) each side gives. The sparkledock protocol
+    places swarms and ranks by it; run.json and the report name it."""
+
+    level: str
+    receptor: int
+    ligand: int
+
+    def as_dict(self) -> dict[str, object]:
+        return {"level": self.level, "receptor": self.receptor, "ligand": self.ligand}
+
+
+def knowledge_of(restraints: Restraints) -> Knowledge:
+    """The level of knowledge ``restraints`` give (blocked residues say where the interface
+    is not, so they do not count)."""
+    rec = len(restraints.receptor.active) + len(restraints.receptor.passive)
+    lig = len(restraints.ligand.active) + len(restraints.ligand.passive)
+    if rec and lig:
+        level = "one pair" if rec == lig == 1 else "both sides"
+    elif rec:
+        level = "one receptor residue" if rec == 1 else "receptor side"
+    else:
+        level = "ligand side"
+    return Knowledge(level, rec, lig)

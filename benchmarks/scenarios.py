@@ -1,0 +1,328 @@
+"""Partial-knowledge docking: LightDock's BM5 study's restraint scenarios, docked with the
+default ``dock``, beside LightDock's published results (issue 55).
+
+The scenarios (``../shared/README.md``): ``TI-REC`` (the receptor's true-interface residues
+only), ``TI-RANDOM-50`` / ``TI-RANDOM-25`` (a random half / quarter of each side's),
+``TI-SINGLE`` (one receptor–ligand pair), ``TI-ONE`` (that receptor residue alone), and the
+merged ones, ``TI-50`` / ``TI-25`` / ``TI-REC-50`` / ``TI-REC-25`` (the interface in two or
+four padded patches, one docking per patch, their models merged).
+
+Two commands:
+
+``make``: the training scenarios, made from each ``../shared/train`` complex's true-interface
+``.tbl`` by the study's rules, seeded by the complex's name and recorded
+(``benchmarks/scenarios/train/<C>/<S>.restraints.list``). Only the single-docking
+scenarios whose rule needs nothing but the interface: TI-REC, TI-ONE, TI-RANDOM-50 and
+TI-RANDOM-25 (TI-SINGLE needs the bound contacts and the patches their padding rule: not made
+yet). ``floor(f × n)`` residues of a side of n (at least one), as the study's files hold.
+
+``run``: dock the scenarios of a set (``twenty``: ``bench`` + ``bench5``; ``train``: the made
+ones) with the default ``dock``, one docking per run in a child process (its own peak memory),
+and print per scenario the acceptable-or-better successes in the top 1 / 5 / 10, the pool's
+ceiling (an acceptable model anywhere in the ranking), the median and largest wall time and
+peak memory, beside LightDock's published top 1 / 5 / 10 where the set has them. The merged
+scenarios' models are ranked together by the run's score (as the study merges its runs).
+Resumable: each docking leaves ``<out>/<S>/<C>[.runN]/result.json``; its folder's poses are
+removed once evaluated (``--keep`` keeps them).
+
+Usage:
+    python benchmarks/scenarios.py make [--every 1]
+    nice python benchmarks/scenarios.py run --set train --scenarios TI-ONE TI-REC \
+        [--complexes 1A2K ...] [--every 8] [--out /work/runs/scenarios_train]
+    python benchmarks/scenarios.py run --set twenty [--scenarios ...] [--out ...] --table
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from dock_accuracy import ORDER, TOPS, best_class, lightdock_published
+from dock_accuracy import inputs as complex_inputs
+
+HERE = Path(__file__).resolve().parent
+SHARED = HERE.parent.parent / "shared"
+MADE = HERE / "scenarios" / "train"
+#: The study's scenarios: name -> number of runs merged (1: a single docking).
+SCENARIOS = {
+    "TI-REC": 1, "TI-RANDOM-50": 1, "TI-RANDOM-25": 1, "TI-SINGLE": 1, "TI-ONE": 1,
+    "TI-50": 2, "TI-25": 4, "TI-REC-50": 2, "TI-REC-25": 4,
+}  # fmt: skip
+#: The scenarios ``make`` writes for training complexes.
+MADE_SCENARIOS = ("TI-REC", "TI-ONE", "TI-RANDOM-50", "TI-RANDOM-25")
+#: LightDock's published top 1 / 5 / 10 on the twenty (``../shared/README.md``).
+PUBLISHED = {
+    "TI-REC": (1, 3, 3), "TI-RANDOM-25": (10, 14, 17), "TI-RANDOM-50": (12, 17, 18),
+    "TI-ONE": (1, 3, 3), "TI-SINGLE": (15, 16, 16), "TI-25": (3, 7, 11), "TI-50": (6, 12, 14),
+    "TI-REC-25": (0, 2, 2), "TI-REC-50": (1, 2, 3),
+}  # fmt: skip
+
+
+def seed_of(name: str, scenario: str) -> int:
+    """A scenario's seed: a stable function of the complex's and scenario's names."""
+    return int.from_bytes(f"{name}/{scenario}".encode(), "little") % (2**32)
+
+
+def interface(folder: Path) -> tuple[list[str], list[str]]:
+    """The receptor's and ligand's true-interface (active) residues of a training complex,
+    from its ``.tbl``, in LightDock's identifiers."""
+    from sparkledock.io.restraints import read_haddock_restraints
+    from sparkledock.molecule.structure import read_structure
+
+    files = complex_inputs(folder)
+    parsed = read_haddock_restraints(
+        files["restraints"], read_structure(files["receptor"]), read_structure(files["ligand"])
+    )
+    return list(parsed.receptor.active), list(parsed.ligand.active)
+
+
+def sample(residues: list[str], fraction: float, rng: np.random.Generator) -> list[str]:
+    """``floor(fraction × n)`` of ``residues`` (at least one), drawn without replacement,
+    kept in their order."""
+    if not residues:
+        return []
+    k = max(1, int(fraction * len(residues)))
+    chosen = sorted(rng.choice(len(residues), size=k, replace=False))
+    return [residues[i] for i in chosen]
+
+
+def scenario_lines(name: str, scenario: str, rec: list[str], lig: list[str]) -> list[str]:
+    """A training scenario's restraint lines (LightDock's format, active), by the study's
+    rule, drawn with the scenario's seed."""
+    rng = np.random.default_rng(seed_of(name, scenario))
+    if scenario == "TI-REC":
+        return [f"R {r}" for r in rec]
+    if scenario == "TI-ONE":
+        return [f"R {rec[int(rng.integers(len(rec)))]}"]
+    fraction = {"TI-RANDOM-50": 0.5, "TI-RANDOM-25": 0.25}[scenario]
+    return [f"R {r}" for r in sample(rec, fraction, rng)] + [
+        f"L {r}" for r in sample(lig, fraction, rng)
+    ]
+
+
+def make(every: int) -> None:
+    """Write the training scenarios (:data:`MADE_SCENARIOS`) and their record."""
+    record = {}
+    for folder in sorted((SHARED / "train").iterdir())[::every]:
+        if not folder.is_dir():
+            continue
+        try:
+            rec, lig = interface(folder)
+        except Exception as exc:  # (a complex whose .tbl cannot be read is recorded, skipped)
+            record[folder.name] = f"skipped: {type(exc).__name__}: {exc}"
+            continue
+        if not rec or not lig:
+            record[folder.name] = "skipped: an interface side is empty"
+            continue
+        out = MADE / folder.name
+        out.mkdir(parents=True, exist_ok=True)
+        for scenario in MADE_SCENARIOS:
+            lines = scenario_lines(folder.name, scenario, rec, lig)
+            (out / f"{scenario}.restraints.list").write_text("\n".join(lines) + "\n")
+        record[folder.name] = {"receptor": len(rec), "ligand": len(lig)}
+    (MADE / "record.json").write_text(json.dumps(
+        {"rule": "floor(f*n) per side, at least 1; TI-ONE one receptor residue; seed: "
+         "bytes of 'C/S' little-endian mod 2**32, numpy default_rng", "complexes": record},
+        indent=1) + "\n")  # fmt: skip
+    print(f"{sum(isinstance(v, dict) for v in record.values())} complexes in {MADE}")
+
+
+def scenario_files(folder: Path, scenario: str, made: bool) -> list[Path]:
+    """A complex's restraint files for a scenario (one per run)."""
+    where = MADE / folder.name if made else folder / "scenarios"
+    if SCENARIOS[scenario] == 1:
+        return [where / f"{scenario}.restraints.list"]
+    return [where / f"{scenario}.run{i}.restraints.list" for i in range(SCENARIOS[scenario])]
+
+
+def dock_one(args: list[str]) -> None:
+    """(In a child process) one docking: receptor, ligand, restraints, reference, out and a
+    research variant (JSON: ``patch``, the restraint patch's radius in Å; ``per_restraint``,
+    the swarms per restraint residue at most; any DockOptions field), or ``{}``: the
+    default ``dock``."""
+    import dataclasses
+
+    from sparkledock.docking import DockOptions, dock
+    from sparkledock.docking import options as dock_options
+    from sparkledock.preparation import selections
+
+    receptor, ligand, restraints, reference, out = args[:5]
+    chosen = json.loads(args[5] if len(args) > 5 else "{}")
+    if "face" in chosen:  # the ligand's predicted interface as passive restraints
+        restraints = predicted_face(ligand, restraints, float(chosen.pop("face")), Path(out))
+    if "patch" in chosen:
+        selections.RESTRAINT_PATCH_A = float(chosen.pop("patch"))
+    if "per_restraint" in chosen:
+        dock_options.DOCK_SETUP_FIXED["swarms_per_restraint"] = int(chosen.pop("per_restraint"))
+    options = dataclasses.replace(DockOptions(top=10, quiet=True), **chosen)
+    dock(receptor, ligand, out, restraints=restraints, reference=reference, options=options)
+
+
+def predicted_face(ligand: str, restraints: str, fraction: float, out: Path) -> str:
+    """(Research) a receptor-only restraints file with the ``fraction`` of the ligand's
+    residues most likely to bind (the site model's log-odds; a training complex's out-of-fold
+    values where they align) added as passive ligand restraints: they turn the starting
+    ligands' likely face toward the receptor's restraints and enter no score."""
+    from blind_learned import site_oof
+    from sparkledock.analysis.propensity import residue_logodds
+    from sparkledock.io.restraints import read_restraints
+    from sparkledock.preparation.inputs import read_partners
+    from sparkledock.preparation.options import SetupOptions
+
+    parsed = read_restraints(restraints)
+    if parsed.ligand.active or parsed.ligand.passive:
+        return restraints
+    partners = read_partners(Path(ligand), Path(ligand), None, SetupOptions(noh=True, now=True,
+                             noxt=True))  # fmt: skip
+    atoms = partners.cleaned[1]
+    ids = atoms.residue_ids()[atoms.residue_starts()]
+    name = Path(ligand).name.split("_")[0]
+    oof = site_oof(name)
+    logodds = oof[1] if oof is not None and len(oof[1]) == len(ids) else residue_logodds(atoms)
+    k = max(1, round(fraction * len(ids)))
+    chosen = sorted(np.argsort(-logodds, kind="stable")[:k])
+    path = out.parent / "restraints_face.list"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = Path(restraints).read_text().rstrip("\n") + "\n"
+    path.write_text(text + "".join(f"L {ids[i]} P\n" for i in chosen))
+    return str(path)
+
+
+def docking(folder: Path, restraints: Path, out: Path, keep: bool, variant: str = "{}") -> dict:
+    """Dock one run (or read its result): the ranking's rows, wall time, peak memory and
+    what the run record says was recognised."""
+    result = out / "result.json"
+    if result.is_file():
+        return json.loads(result.read_text())
+    files = complex_inputs(folder)
+    work = out / "dock"
+    shutil.rmtree(work, ignore_errors=True)
+    out.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    argv = [str(files["receptor"]), str(files["ligand"]), str(restraints)]
+    argv += [str(files["reference"]), str(work), variant]
+    subprocess.run([sys.executable, __file__, "_one", *argv], check=True)
+    wall = time.perf_counter() - start
+    run = json.loads((work / "run.json").read_text())
+    rows = list(csv.DictReader((work / "ranking.csv").open()))
+    record = {
+        "rows": [
+            {"score": float(r["score"]), "CAPRI": r["CAPRI"], "DockQ": float(r["DockQ"] or 0)}
+            for r in rows
+        ],
+        "wall_s": wall,
+        "peak_memory_bytes": run.get("peak_memory_bytes"),
+        "swarms": json.loads((work / "setup" / "setup.json").read_text())["swarms"],
+        "knowledge": run.get("result", {}).get("knowledge"),
+    }
+    result.write_text(json.dumps(record) + "\n")
+    if not keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return record
+
+
+def merged(runs: list[dict]) -> list[dict]:
+    """The runs' ranked models as one ranking, as ``dock`` ranks alternatives together
+    (:func:`sparkledock.docking.alternatives.merge_rankings`: by the run's score, each run
+    keeping its own order, the study's merge); a single run's ranking as it is."""
+    from sparkledock.docking.alternatives import merge_rankings
+
+    return runs[0]["rows"] if len(runs) == 1 else merge_rankings([r["rows"] for r in runs])
+
+
+def run(args: argparse.Namespace) -> None:
+    made = args.set == "train"
+    if made:
+        folders = sorted(p.parent for p in MADE.glob("*/TI-ONE.restraints.list"))
+        folders = [SHARED / "train" / p.name for p in folders][:: args.every]
+    else:
+        folders = sorted((p for s in ("bench", "bench5") for p in (SHARED / s).iterdir()
+                          if p.is_dir()), key=lambda p: p.name)  # fmt: skip
+    if args.complexes:
+        folders = [p for p in folders if p.name in args.complexes]
+    table = []
+    for scenario in args.scenarios:
+        hits = {n: 0 for n in (*TOPS, 0)}
+        published = {n: 0 for n in TOPS}
+        walls, peaks, done = [], [], 0
+        for folder in folders:
+            paths = scenario_files(folder, scenario, made)
+            if not all(p.is_file() for p in paths):
+                continue
+            runs = []
+            for i, path in enumerate(paths):
+                tag = folder.name if len(paths) == 1 else f"{folder.name}.run{i}"
+                if args.table and not (args.out / scenario / tag / "result.json").is_file():
+                    break
+                runs.append(
+                    docking(folder, path, args.out / scenario / tag, args.keep, args.variant)
+                )
+            if len(runs) < len(paths):
+                continue
+            rows = merged(runs)
+            classes = {n: best_class(rows, n) for n in TOPS}
+            classes[0] = best_class(rows, len(rows))
+            for n in hits:
+                hits[n] += ORDER[classes[n]] >= 1
+            ld = lightdock_published(folder / "scenarios", f"{scenario}.lightdock_bm5.list")
+            for n in TOPS:
+                published[n] += bool(ld and ld[n])
+            walls += [r["wall_s"] for r in runs]
+            peaks += [r["peak_memory_bytes"] or 0 for r in runs]
+            done += 1
+            if not args.table:
+                print(f"{scenario} {folder.name}: {' / '.join(classes[n] for n in TOPS)} "
+                      f"(pool: {classes[0]}; {sum(r['wall_s'] for r in runs):.0f} s)",
+                      flush=True)  # fmt: skip
+        if done:
+            table.append((scenario, done, hits, published, walls, peaks))
+    print()
+    print("| scenario | complexes | top 1 / 5 / 10 | in the pool | LightDock published "
+          "| median / max wall s per docking | max peak GB |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|")
+    for scenario, done, hits, published, walls, peaks in table:
+        ld = "–" if made else " / ".join(str(published[n]) for n in TOPS)
+        print(f"| {scenario} | {done} | {' / '.join(str(hits[n]) for n in TOPS)} | {hits[0]} "
+              f"| {ld} | {statistics.median(walls):.0f} / {max(walls):.0f} "
+              f"| {max(peaks) / 1e9:.2f} |")  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["_one"]:
+        dock_one(argv[1:])
+        return
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    m = sub.add_parser("make", help="write the training scenarios")
+    m.add_argument("--every", type=int, default=1)
+    r = sub.add_parser("run", help="dock the scenarios and print the table")
+    r.add_argument("--set", default="twenty", choices=("twenty", "train"))
+    r.add_argument("--scenarios", nargs="+", default=list(SCENARIOS), choices=list(SCENARIOS))
+    r.add_argument("--complexes", nargs="*")
+    r.add_argument("--every", type=int, default=1, help="every N-th complex (train)")
+    r.add_argument("--out", type=Path, default=Path("scenarios_out"))
+    r.add_argument("--keep", action="store_true", help="keep each docking's folder")
+    r.add_argument("--table", action="store_true", help="only the finished dockings' table")
+    r.add_argument(
+        "--variant", default="{}", help="research: a JSON of placement and DockOptions changes "
+        "(see dock_one); the default dock unless given",
+    )  # fmt: skip
+    args = p.parse_args(argv)
+    if args.command == "make":
+        make(args.every)
+    else:
+        run(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+"""Partial knowledge: what a restraints file tells of the interface, and what dock records."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from sparkledock.cli import example_dir
+from sparkledock.io.restraints import read_restraints
+from sparkledock.molecule.restraints import LEVELS, knowledge_of
+
+
+@pytest.mark.parametrize(
+    ("lines", "level", "counts"),
+    [
+        (["R A.ALA.1", "R A.GLY.2", "L B.LYS.7"], "both sides", (2, 1)),
+        (["R A.ALA.1", "L B.LYS.7 P"], "one pair", (1, 1)),
+        (["R A.ALA.1", "R A.GLY.2 P", "R A.SER.3"], "receptor side", (3, 0)),
+        (["R A.ALA.1"], "one receptor residue", (1, 0)),
+        (["L B.LYS.7", "L B.ARG.8"], "ligand side", (0, 2)),
+        # blocked residues say where the interface is not: they give no knowledge of it
+        (["R A.ALA.1", "R A.GLY.2 B", "L B.LYS.7 B"], "one receptor residue", (1, 0)),
+    ],
+)
+def test_level_of_knowledge(tmp_path, lines, level, counts):
+    path = tmp_path / "r.list"
+    path.write_text("\n".join(lines) + "\n")
+    known = knowledge_of(read_restraints(path))
+    assert known.level == level and level in LEVELS
+    assert (known.receptor, known.ligand) == counts
+
+
+def test_the_example_is_recognised_as_both_sides():
+    known = knowledge_of(read_restraints(example_dir() / "restraints.list"))
+    lines = (example_dir() / "restraints.list").read_text().split("\n")
+    assert known.level == "both sides"
+    assert known.receptor == sum(line.startswith("R ") for line in lines)
+    assert known.ligand == sum(line.startswith("L ") for line in lines)
+    assert json.loads(json.dumps(known.as_dict()))["level"] == "both sides"
+
+
+def _alternative_files(tmp_path):
+    """The example's restraints as two alternatives: each with half of the receptor's residues
+    and all of the ligand's."""
+    lines = (example_dir() / "restraints.list").read_text().split("\n")
+    rec = [line for line in lines if line.startswith("R ")]
+    lig = [line for line in lines if line.startswith("L ")]
+    paths = []
+    for n, part in enumerate((rec[::2], rec[1::2]), start=1):
+        path = tmp_path / f"patch{n}.list"
+        path.write_text("\n".join(part + lig) + "\n")
+        paths.append(path)
+    return paths
+
+
+SMALL = {"steps": 10, "glowworms": 10, "swarms": 3, "top": 3, "quiet": True}
+
+
+def test_alternatives_are_docked_each_and_ranked_together(tmp_path):
+    from sparkledock.docking import DockOptions, dock
+
+    paths = _alternative_files(tmp_path)
+    files = {"receptor": example_dir() / "2X9A_r_u.pdb", "ligand": example_dir() / "2X9A_l_u.pdb"}
+    options = DockOptions(**SMALL)
+    out = dock(**files, out=tmp_path / "both", restraints=paths, options=options)
+    alone = [
+        dock(**files, out=tmp_path / f"alone{n}", restraints=p, options=options)
+        for n, p in enumerate(paths, start=1)
+    ]
+    merged = list(csv.DictReader((out / "ranking.csv").open()))
+    each = [list(csv.DictReader((a / "ranking.csv").open())) for a in alone]
+    # each alternative is the docking of its file alone, row for row
+    for n, rows in enumerate(each, start=1):
+        sub = list(csv.DictReader((out / f"alternative_{n}" / "ranking.csv").open()))
+        assert [(r["score"], r["pose"]) for r in sub] == [(r["score"], r["pose"]) for r in rows]
+    # every model of both, ranked by score, each pointing at its own alternative's row
+    assert len(merged) == sum(len(rows) for rows in each)
+    heads = [0] * len(each)  # each alternative's next row: the best-scored head comes next
+    for row in merged:
+        n = int(row["alternative"]) - 1
+        assert int(row["alternative_rank"]) == heads[n] + 1  # (its own order kept)
+        others = [
+            float(rows[heads[k]]["score"]) for k, rows in enumerate(each) if heads[k] < len(rows)
+        ]
+        assert float(row["score"]) == max(others)
+        heads[n] += 1
+    assert [int(r["rank"]) for r in merged] == list(range(1, len(merged) + 1))
+    for row in merged:
+        own = each[int(row["alternative"]) - 1][int(row["alternative_rank"]) - 1]
+        assert (row["score"], row["pose"]) == (own["score"], own["pose"])
+    # the top models are the alternatives' own files
+    for row in merged[:3]:
+        own = each[int(row["alternative"]) - 1][int(row["alternative_rank"]) - 1]
+        alt = alone[int(row["alternative"]) - 1]
+        assert (out / row["model"]).read_bytes() == (alt / own["model"]).read_bytes()
+    assert all(not r["model"] for r in merged[3:])
+    record = json.loads((out / "run.json").read_text())
+    alternatives = record["result"]["knowledge"]["alternatives"]
+    assert [a["level"] for a in alternatives] == ["both sides", "both sides"]
+    assert record["result"]["merge"] == "score" and record["status"] == "done"
+    # done: asked again, the same files
+    before = (out / "ranking.csv").read_bytes()
+    dock(**files, out=tmp_path / "both", restraints=paths, options=options)
+    assert (out / "ranking.csv").read_bytes() == before
+
+
+def test_a_bad_alternative_is_refused_before_any_work(tmp_path):
+    from sparkledock.docking import DockOptions, dock
+    from sparkledock.errors import SparkledockError
+
+    good = _alternative_files(tmp_path)[0]
+    bad = tmp_path / "bad.list"
+    bad.write_text("R A.GLY.9999\n")
+    files = {"receptor": example_dir() / "2X9A_r_u.pdb", "ligand": example_dir() / "2X9A_l_u.pdb"}
+    with pytest.raises(SparkledockError, match="bad.list"):
+        dock(**files, out=tmp_path / "out", restraints=[good, bad], options=DockOptions(**SMALL))
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(SparkledockError, match="twice"):
+        dock(**files, out=tmp_path / "out", restraints=[good, good], options=DockOptions(**SMALL))
+
+
+def test_the_command_line_takes_alternatives_as_repeated_restraints(tmp_path):
+    from sparkledock.cli import main
+
+    paths = _alternative_files(tmp_path)
+    out = tmp_path / "cli"
+    argv = ["dock", str(example_dir() / "2X9A_r_u.pdb"), str(example_dir() / "2X9A_l_u.pdb")]
+    argv += ["-r", str(paths[0]), "-r", str(paths[1]), "-o", str(out), "--quiet"]
+    argv += ["--steps", "10", "-g", "10", "-s", "3", "--top", "3"]
+    assert main(argv) == 0
+    record = json.loads((out / "run.json").read_text())
+    assert record["result"]["knowledge"]["level"] == "2 alternatives"
+    assert [Path(p["path"]).name for p in record["inputs"]["restraints"]] == [
+        "patch1.list",
+        "patch2.list",
+    ]
+    assert sorted(p.name for p in out.glob("top_*.pdb")) == ["top_1.pdb", "top_2.pdb", "top_3.pdb"]
+    assert (out / "report.html").read_text().count("alternative_") >= 2
+    # one file: the ordinary docking, its level recognised in run.json
+    single = tmp_path / "single"
+    argv[argv.index(str(out))] = str(single)
+    second = argv.index(str(paths[1]))
+    del argv[second - 1 : second + 1]
+    assert main(argv) == 0
+    level = json.loads((single / "run.json").read_text())["result"]["knowledge"]
+    assert level == {"level": "both sides", "receptor": 8, "ligand": 18}
