@@ -157,8 +157,11 @@ def dock_one(args: list[str]) -> None:
 
     receptor, ligand, restraints, reference, out = args[:5]
     chosen = json.loads(args[5] if len(args) > 5 else "{}")
-    if "face" in chosen:  # the ligand's predicted interface as passive restraints
-        restraints = predicted_face(ligand, restraints, float(chosen.pop("face")), Path(out))
+    name = Path(ligand).name.split("_")[0]
+    if (SHARED / "train" / name).is_dir():
+        out_of_fold_faces(name)
+    if "face" in chosen:  # the starting ligands turn their likely face to the restraints
+        face_variant(float(chosen.pop("face")))
     if "patch" in chosen:
         selections.RESTRAINT_PATCH_A = float(chosen.pop("patch"))
     if "per_restraint" in chosen:
@@ -167,45 +170,53 @@ def dock_one(args: list[str]) -> None:
     dock(receptor, ligand, out, restraints=restraints, reference=reference, options=options)
 
 
-def predicted_face(ligand: str, restraints: str, fraction: float, out: Path) -> str:
-    """(Research) a receptor-only restraints file with the ``fraction`` of the ligand's
-    residues most likely to bind (the site model's log-odds; a training complex's out-of-fold
-    values where they align) added as passive ligand restraints: they turn the starting
-    ligands' likely face toward the receptor's restraints and enter no score."""
+def likely_face(atoms, name: str, fraction: float) -> list[str]:
+    """(Research) the ``fraction`` of a ligand's residues most likely to bind, by the site
+    model's log-odds: a training complex's out-of-fold values where they align (the shipped
+    model trained on it), else the shipped model's."""
     from blind_learned import site_oof
     from sparkledock.analysis.propensity import residue_logodds
-    from sparkledock.io.restraints import read_restraints
-    from sparkledock.preparation.inputs import read_partners
-    from sparkledock.preparation.options import SetupOptions
 
-    parsed = read_restraints(restraints)
-    if parsed.ligand.active or parsed.ligand.passive:
-        return restraints
-    partners = read_partners(Path(ligand), Path(ligand), None, SetupOptions(noh=True, now=True,
-                             noxt=True))  # fmt: skip
-    atoms = partners.cleaned[1]
     ids = atoms.residue_ids()[atoms.residue_starts()]
-    name = Path(ligand).name.split("_")[0]
     oof = site_oof(name)
     logodds = oof[1] if oof is not None and len(oof[1]) == len(ids) else residue_logodds(atoms)
     k = max(1, round(fraction * len(ids)))
-    chosen = sorted(np.argsort(-logodds, kind="stable")[:k])
-    path = out.parent / "restraints_face.list"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = Path(restraints).read_text().rstrip("\n") + "\n"
-    path.write_text(text + "".join(f"L {ids[i]} P\n" for i in chosen))
-    return str(path)
+    return [str(ids[i]) for i in sorted(np.argsort(-logodds, kind="stable")[:k])]
 
 
-def docking(folder: Path, restraints: Path, out: Path, keep: bool, variant: str = "{}") -> dict:
+def out_of_fold_faces(name: str) -> None:
+    """(In the child) the ligand faces ``dock`` predicts read a training complex's
+    out-of-fold log-odds (:func:`likely_face`): the shipped site model trained on it."""
+    from sparkledock.docking import pipeline
+
+    pipeline.likely_residues = lambda atoms, fraction: likely_face(atoms, name, fraction)
+
+
+def face_variant(fraction: float) -> None:
+    """(Research, in the child) the fraction of the ligand's residues the starting ligands
+    turn toward the receptor's restraints (0: none)."""
+    from sparkledock.docking import pipeline
+
+    pipeline.LIGAND_FACE_FRACTION = fraction
+
+
+def docking(
+    folder: Path, restraints: Path, out: Path, keep: bool, variant: str = "{}", rank: str = ""
+) -> dict:
     """Dock one run (or read its result): the ranking's rows, wall time, peak memory and
-    what the run record says was recognised."""
-    result = out / "result.json"
+    what the run record says was recognised. ``rank``: a kept docking ranked again by that
+    method (its analysis only; ``result_<rank>.json``)."""
+    result = out / (f"result_{rank}.json" if rank else "result.json")
     if result.is_file():
         return json.loads(result.read_text())
     files = complex_inputs(folder)
     work = out / "dock"
-    shutil.rmtree(work, ignore_errors=True)
+    if rank:
+        if not (work / "setup").is_dir():
+            raise SystemExit(f"{work}: no kept docking to rank again (run with --keep)")
+        variant = json.dumps({**json.loads(variant), "rank_method": rank})
+    else:
+        shutil.rmtree(work, ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     argv = [str(files["receptor"]), str(files["ligand"]), str(restraints)]
@@ -225,7 +236,7 @@ def docking(folder: Path, restraints: Path, out: Path, keep: bool, variant: str 
         "knowledge": run.get("result", {}).get("knowledge"),
     }
     result.write_text(json.dumps(record) + "\n")
-    if not keep:
+    if not keep and not rank:
         shutil.rmtree(work, ignore_errors=True)
     return record
 
@@ -261,11 +272,11 @@ def run(args: argparse.Namespace) -> None:
             runs = []
             for i, path in enumerate(paths):
                 tag = folder.name if len(paths) == 1 else f"{folder.name}.run{i}"
-                if args.table and not (args.out / scenario / tag / "result.json").is_file():
+                where = args.out / scenario / tag
+                name = f"result_{args.rank_method}.json" if args.rank_method else "result.json"
+                if args.table and not (where / name).is_file():
                     break
-                runs.append(
-                    docking(folder, path, args.out / scenario / tag, args.keep, args.variant)
-                )
+                runs.append(docking(folder, path, where, args.keep, args.variant, args.rank_method))
             if len(runs) < len(paths):
                 continue
             rows = merged(runs)
@@ -313,6 +324,10 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--out", type=Path, default=Path("scenarios_out"))
     r.add_argument("--keep", action="store_true", help="keep each docking's folder")
     r.add_argument("--table", action="store_true", help="only the finished dockings' table")
+    r.add_argument(
+        "--rank-method", default="", help="research: rank the kept dockings again by this "
+        "method (their analysis only)",
+    )  # fmt: skip
     r.add_argument(
         "--variant", default="{}", help="research: a JSON of placement and DockOptions changes "
         "(see dock_one); the default dock unless given",

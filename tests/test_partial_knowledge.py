@@ -115,7 +115,7 @@ def test_a_bad_alternative_is_refused_before_any_work(tmp_path):
     bad = tmp_path / "bad.list"
     bad.write_text("R A.GLY.9999\n")
     files = {"receptor": example_dir() / "2X9A_r_u.pdb", "ligand": example_dir() / "2X9A_l_u.pdb"}
-    with pytest.raises(SparkledockError, match="bad.list"):
+    with pytest.raises(SparkledockError, match=r"bad\.list"):
         dock(**files, out=tmp_path / "out", restraints=[good, bad], options=DockOptions(**SMALL))
     assert not (tmp_path / "out").exists()
     with pytest.raises(SparkledockError, match="twice"):
@@ -147,3 +147,64 @@ def test_the_command_line_takes_alternatives_as_repeated_restraints(tmp_path):
     assert main(argv) == 0
     level = json.loads((single / "run.json").read_text())["result"]["knowledge"]
     assert level == {"level": "both sides", "receptor": 8, "ligand": 18}
+
+
+@pytest.mark.parametrize(
+    ("level", "method"),
+    [
+        ("both sides", "learned"),
+        ("one pair", "learned"),
+        ("ligand side", "learned"),
+        ("receptor side", "learned_blind"),
+        ("one receptor residue", "learned_blind"),
+    ],
+)
+def test_the_ranking_follows_what_the_restraints_leave_unknown(level, method):
+    from sparkledock.docking import DockOptions, with_defaults
+
+    assert with_defaults(DockOptions(), True, level).rank_method == method
+    # the user's choice stands, and LightDock's protocol ranks by score whatever the level
+    assert with_defaults(DockOptions(rank_method="dfire"), True, level).rank_method == "dfire"
+    lightdock = DockOptions(protocol="lightdock")
+    assert with_defaults(lightdock, True, level).rank_method == "dfire"
+
+
+def test_one_receptor_residue_is_docked_and_ranked_as_recognised(tmp_path):
+    from sparkledock.docking import DockOptions, dock, with_defaults
+    from sparkledock.docking.options import dock_setup_options
+    from sparkledock.molecule.structure import read_structure
+    from sparkledock.preparation.inputs import read_partners
+    from sparkledock.preparation.prepare import prepare_setup
+
+    first = next(
+        line
+        for line in (example_dir() / "restraints.list").read_text().split("\n")
+        if line.startswith("R ")
+    )
+    one = tmp_path / "one.list"
+    one.write_text(first.split()[0] + " " + first.split()[1] + "\n")
+    files = {"receptor": example_dir() / "2X9A_r_u.pdb", "ligand": example_dir() / "2X9A_l_u.pdb"}
+    out = dock(**files, out=tmp_path / "out", restraints=one, options=DockOptions(**SMALL))
+    record = json.loads((out / "run.json").read_text())
+    known = record["result"]["knowledge"]
+    face = known.pop("ligand_face")
+    assert known == {"level": "one receptor residue", "receptor": 1, "ligand": 0}
+    # a tenth of the ligand's residues, its likeliest interface, turned toward the receptor's
+    # restraint: the starting poses are those of a setup told to face them, not the plain one
+    ligand = read_structure(out / "setup" / "lightdock_2X9A_l_u.pdb")
+    residues = ligand.residue_ids()[ligand.residue_starts()]
+    assert len(face) == round(0.1 * len(residues)) and set(face) <= set(residues)
+    setup = dock_setup_options(with_defaults(DockOptions(**SMALL), True, known["level"]))
+    starts = []
+    for facing in ([], face):
+        partners = read_partners(files["receptor"], files["ligand"], one, setup)
+        partners.restraints.ligand_face = list(facing)
+        where = tmp_path / f"setup_{len(facing)}"
+        prepare_setup(**files, output=where, restraints=one, options=setup, partners=partners)
+        starts.append((where / "init" / "initial_positions_0.dat").read_text())
+    docked = (out / "setup" / "init" / "initial_positions_0.dat").read_text()
+    assert docked == starts[1] and docked != starts[0]
+    assert record["options"]["rank_method"] == "learned_blind"
+    assert json.loads((out / "sparkledock_dock.json").read_text())["ranking"]["rank_method"] == (
+        "learned_blind"
+    )

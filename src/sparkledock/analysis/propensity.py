@@ -141,3 +141,12 @@ def residue_logodds(atoms: Atoms) -> np.ndarray:
     on training complexes: ``data/site_propensity.json``)."""
     trees, _ = read_trees(MODEL_FILE, FEATURES)
     return trees.predict(residue_table(atoms))
+
+
+def likely_residues(atoms: Atoms, fraction: float) -> list[str]:
+    """The ``fraction`` of a partner's residues (at least one) most likely to lie at an
+    interface by :func:`residue_logodds`, as LightDock identifiers in the chain's order."""
+    ids = atoms.residue_ids()[atoms.residue_starts()]
+    logodds = residue_logodds(atoms)
+    count = max(1, round(fraction * len(ids)))
+    return [str(ids[i]) for i in sorted(np.argsort(-logodds, kind="stable")[:count])]

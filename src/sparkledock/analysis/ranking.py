@@ -204,16 +204,27 @@ PARATOPE_DEFAULT = "paratope"
 DFIRE_SEARCH = ("dfire", "fastdfire")
 
 
-def default_method(restrained: bool, scoring: str = "dfire", paratope: bool = False) -> str:
+#: The levels of knowledge (:data:`sparkledock.molecule.restraints.LEVELS`) whose restrained
+#: dockings rank by :data:`BLIND_DEFAULT`: with the ligand's side unknown, the blind model
+#: (which reads where each pose binds on both partners) beats the model fitted on whole,
+#: two-sided interfaces on training scenarios (benchmarks/scenarios.py; docs/benchmarks.md).
+BLIND_RANKED_LEVELS = ("one receptor residue", "receptor side")
+
+
+def default_method(
+    restrained: bool, scoring: str = "dfire", paratope: bool = False, level: str | None = None
+) -> str:
     """The ranking a docking uses unless told (under sparkledock's protocol; LightDock's
     ranks by score): for a DFIRE search, :data:`BLIND_DEFAULT` without restraints (where
     ranking by DFIRE loses most near-native solutions), :data:`PARATOPE_DEFAULT` on an
     antibody's CDRs (``paratope``) and :data:`RESTRAINED_DFIRE_DEFAULT` with restraints
-    (chosen on the training complexes); by the search's own score for another scoring
-    function or a combination (the user's choice of ranking too)."""
+    (chosen on the training complexes), :data:`BLIND_DEFAULT` again where they leave the
+    ligand's side unknown (``level`` in :data:`BLIND_RANKED_LEVELS`); by the search's own
+    score for another scoring function or a combination (the user's choice of ranking
+    too)."""
     if scoring not in DFIRE_SEARCH:
         return RESTRAINED_DEFAULT
-    if restrained:
+    if restrained and level not in BLIND_RANKED_LEVELS:
         return RESTRAINED_DFIRE_DEFAULT
     return PARATOPE_DEFAULT if paratope else BLIND_DEFAULT
 

@@ -89,6 +89,14 @@ def check_ranking(options: DockOptions, restrained: bool) -> tuple[str, ...]:
     return functions
 
 
+def check_ranked_molecules(functions: tuple[str, ...], raw, paths) -> None:
+    """Every function a ranking re-scores with can type both partners (``raw``: as read)."""
+    for path, atoms in zip(paths, raw, strict=True):
+        for name in functions:
+            said = f"{path} (--rank-method)"
+            check_molecules(get_scoring(name), SimpleNamespace(atoms=atoms), said)
+
+
 def check_docking(
     receptor: str | os.PathLike[str],
     ligand: str | os.PathLike[str],
@@ -126,9 +134,6 @@ def check_docking(
     # the partners and restraints, read once: what the ranking scores must be able to type,
     # then everything the setup can refuse of them (the setup takes them as read)
     raw = read_structure(receptor), read_structure(ligand)
-    for what, atoms in zip(("receptor", "ligand"), raw, strict=True):
-        for name in functions:
-            said = f"{files[what]} (--rank-method)"
-            check_molecules(get_scoring(name), SimpleNamespace(atoms=atoms), said)
+    check_ranked_molecules(functions, raw, (receptor, ligand))
     setup_options = dock_setup_options(options)
     return read_partners(Path(receptor), Path(ligand), restraints, setup_options, raw)

@@ -31,6 +31,12 @@ RESTRAINED_SPACING_A = 8.0
 #: The sparkledock protocol's early stopping with restraints
 #: (:func:`sparkledock.engine.spec.converged`), chosen on the training complexes.
 RESTRAINED_STOP_TOLERANCE = 0.01
+#: With the ligand's side unknown (:data:`sparkledock.analysis.ranking.BLIND_RANKED_LEVELS`),
+#: the sparkledock protocol turns the starting ligands' likeliest face toward the receptor's
+#: restraints: this fraction of the ligand's residues, by the interface-propensity model
+#: (:func:`sparkledock.analysis.propensity.likely_residues`); chosen on training scenarios
+#: (benchmarks/scenarios.py).
+LIGAND_FACE_FRACTION = 0.1
 #: The sites a blind protein-protein docking docks again unless told (``--redock-sites``;
 #: :mod:`sparkledock.docking.sites`): on the twenty 2 / 4 / 4 in the top 1 / 5 / 10 against
 #: 2 / 3 / 3 without, on 12 unseen training complexes 2 / 7 / 9 against 1 / 2 / 5; the stage
@@ -282,7 +288,7 @@ def _rigid_only(scoring: str) -> bool:
         return False
 
 
-def with_defaults(options: DockOptions, restrained: bool) -> DockOptions:
+def with_defaults(options: DockOptions, restrained: bool, level: str | None = None) -> DockOptions:
     """``options`` with what follows the protocol and the presence of restraints decided: the
     ranking method (the one asked for, else :func:`~sparkledock.analysis.ranking.
     default_method`), the scoring mode (the one asked for, else :func:`default_scoring_mode`)
@@ -290,7 +296,9 @@ def with_defaults(options: DockOptions, restrained: bool) -> DockOptions:
     sites again (:func:`default_sites`; where it does, it stays None until the setup says
     whether the partners are proteins). The ``lightdock`` protocol is LightDock 0.9.4's: its
     swarm rule, exact search, ranking by score; ``sparkledock`` with restraints places swarms
-    by the restraint-focused rule (:data:`RESTRAINED_SPACING_A`)."""
+    by the restraint-focused rule (:data:`RESTRAINED_SPACING_A`) and ranks by what the
+    restraints' ``level`` of knowledge leaves unknown
+    (:func:`~sparkledock.analysis.ranking.default_method`)."""
     if options.anm is None:
         options = dataclasses.replace(options, anm=not _rigid_only(options.scoring))
     if options.swarm_spacing is None:
@@ -307,7 +315,7 @@ def with_defaults(options: DockOptions, restrained: bool) -> DockOptions:
         chosen = {k: v for k, v in chosen.items() if getattr(options, k) is None}
         return dataclasses.replace(options, **chosen)
     if options.rank_method is None:
-        method = default_method(restrained, options.scoring, paratope=options.paratope)
+        method = default_method(restrained, options.scoring, options.paratope, level)
         options = dataclasses.replace(options, rank_method=method)
     if options.scoring_mode is None:
         mode = default_scoring_mode(options, restrained)

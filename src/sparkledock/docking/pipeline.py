@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..analysis.propensity import likely_residues
+from ..analysis.ranking import BLIND_RANKED_LEVELS
 from ..engine.driver import run_simulation
 from ..errors import InputFileError, SparkledockError
 from ..fileutil import LOCK_NAME, atomic_write_text, folder_lock
@@ -21,13 +23,21 @@ from ..io.setupdir import SetupDir
 from ..molecule.restraints import knowledge_of
 from ..molecule.structure import read_structure
 from ..molecule.system import DockingSetup
+from ..preparation.inputs import ReadPartners
 from ..preparation.paratope import require_paratope
 from ..preparation.prepare import prepare_setup
 from ..runlog import LOGGER, RunRecord, file_record, untimed
 from .alternatives import dock_alternatives
 from .analyse import analyse, ranking_identity
-from .checks import check_docking
-from .options import DockOptions, dock_setup_options, engine_name, key_options, with_defaults
+from .checks import check_docking, check_ranked_molecules, check_ranking
+from .options import (
+    LIGAND_FACE_FRACTION,
+    DockOptions,
+    dock_setup_options,
+    engine_name,
+    key_options,
+    with_defaults,
+)
 from .sites import SITES_FOLDER, SiteShare, follow_sites, redock_sites
 
 #: What ``dock`` records in its output folder: the run's key, its stage and score history.
@@ -169,7 +179,8 @@ def dock(
     out = Path(out)
     parallel = comm is not None and comm.Get_size() > 1
     lead = not parallel or comm.Get_rank() == 0
-    options = with_defaults(options, restrained=restraints is not None)
+    asked = options
+    options = with_defaults(asked, restrained=restraints is not None)
     runrec = RunRecord(out, "dock", options=options, engine=engine_name(options))
     with contextlib.ExitStack() as stack:
         key = ""
@@ -178,12 +189,7 @@ def dock(
             try:
                 partners = check_docking(receptor, ligand, restraints, reference, options)
                 if partners.restraints is not None:
-                    known = knowledge_of(partners.restraints)
-                    runrec.result["knowledge"] = known.as_dict()
-                    LOGGER.info(
-                        f"restraints: {known.level} ({known.receptor} receptor and "
-                        f"{known.ligand} ligand residues)"
-                    )
+                    options = _by_knowledge(asked, options, partners, runrec, (receptor, ligand))
                 _check_reference(reference)
                 if options.paratope:  # an antibody receptor and no restraints, before any work
                     if restraints is not None:
@@ -208,6 +214,7 @@ def dock(
                 ranked = ranking_identity(options)
                 record = _begin(out, key, force)
                 if not record:
+                    _ligand_face(partners, options, runrec)
                     with runrec.stage("setup", f"{Path(receptor).name} + {Path(ligand).name}"):
                         prepare_dock_setup(receptor, ligand, out, restraints, options, partners)
                     record = write_record(out, key, "setup")
@@ -268,6 +275,42 @@ def dock(
         write_record(out, key, "done", history, options.scoring_mode, ranking_identity(options))
         runrec.finish()
         return out
+
+
+def _by_knowledge(
+    asked: DockOptions,
+    options: DockOptions,
+    partners: ReadPartners,
+    runrec: RunRecord,
+    paths: tuple[Any, Any],
+) -> DockOptions:
+    """The options a restrained docking runs with once its restraints are read: the
+    protocol's defaults decided again for the level of knowledge they give
+    (:func:`~.options.with_defaults`), checked, and the level named in run.json and the log."""
+    known = knowledge_of(partners.restraints)
+    decided = with_defaults(asked, restrained=True, level=known.level)
+    if decided != options:
+        check_ranked_molecules(check_ranking(decided, True), partners.raw, paths)
+    runrec.options = decided
+    runrec.result["knowledge"] = known.as_dict()
+    LOGGER.info(
+        f"restraints: {known.level} ({known.receptor} receptor and {known.ligand} ligand "
+        f"residues): ranking by {decided.rank_method}"
+    )
+    return decided
+
+
+def _ligand_face(partners: ReadPartners, options: DockOptions, runrec: RunRecord) -> None:
+    """Before a new setup: with the ligand's side unknown, under the sparkledock protocol,
+    the starting ligands turn their likeliest interface residues toward the receptor's
+    restraints (``Restraints.ligand_face``; no score, filter or ranking reads them)."""
+    known = runrec.result.get("knowledge", {})
+    if options.protocol != "sparkledock" or known.get("level") not in BLIND_RANKED_LEVELS:
+        return
+    likely = likely_residues(partners.cleaned[1], LIGAND_FACE_FRACTION)
+    partners.restraints.ligand_face = likely
+    known["ligand_face"] = likely
+    LOGGER.info(f"setup: the ligands start facing their {len(likely)} likeliest interface residues")
 
 
 def _follow(comm: Any, sites_shared: bool) -> None:

@@ -37,6 +37,10 @@ class Restraints:
     receptor: SideRestraints = field(default_factory=SideRestraints)
     ligand: SideRestraints = field(default_factory=SideRestraints)
     source: str = "restraints"
+    #: with receptor restraints only: the ligand residues the starting ligands turn toward
+    #: the receptor's restraints (its likely interface, predicted); no score, filter or file
+    #: holds them
+    ligand_face: list[str] = field(default_factory=list)
 
 
 def parse_residue_id(token: str) -> str:

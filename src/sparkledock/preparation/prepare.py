@@ -275,7 +275,9 @@ def prepare_setup(
     rec_frame, lig_frame = (rec_atoms, lig_atoms) if options.lightdock_poses else (rec_c, lig_c)
     if parsed is not None:
         rec_sites = _calpha_sites(rec_frame, parsed.receptor.active + parsed.receptor.passive)
-        lig_sites = _calpha_sites(lig_frame, parsed.ligand.active + parsed.ligand.passive)
+        lig_sites = _calpha_sites(
+            lig_frame, parsed.ligand.active + parsed.ligand.passive or parsed.ligand_face
+        )
     dropped = placed - len(centres)
     kept = f" ({dropped} on the membrane's wrong side dropped)" if with_membrane else ""
     stage.done(f"{len(centres)} swarm centres on the receptor surface{kept}")
