@@ -100,6 +100,7 @@ def test_alternatives_are_docked_each_and_ranked_together(tmp_path):
     record = json.loads((out / "run.json").read_text())
     alternatives = record["result"]["knowledge"]["alternatives"]
     assert [a["level"] for a in alternatives] == ["both sides", "both sides"]
+    assert [a["rank_method"] for a in alternatives] == ["learned", "learned"]
     assert record["result"]["merge"] == "score" and record["status"] == "done"
     # done: asked again, the same files
     before = (out / "ranking.csv").read_bytes()
@@ -205,6 +206,11 @@ def test_one_receptor_residue_is_docked_and_ranked_as_recognised(tmp_path):
     docked = (out / "setup" / "init" / "initial_positions_0.dat").read_text()
     assert docked == starts[1] and docked != starts[0]
     assert record["options"]["rank_method"] == "learned_blind"
+    report = (out / "report.html").read_text()
+    assert "Restraints: one receptor residue (1 receptor and 0 ligand residues); ranked by " in (
+        report
+    )
+    assert f"started facing {len(face)} likely interface residues" in report
     assert json.loads((out / "sparkledock_dock.json").read_text())["ranking"]["rank_method"] == (
         "learned_blind"
     )

@@ -376,6 +376,15 @@ def write_report(
     label = f"{scoring.upper() if scoring.lower() in ('dfire', 'fastdfire') else scoring} score"
     parts = ["<h1>sparkledock docking report</h1>"]
     lines = summary_lines(rows, reference)
+    known = (record.get("result") or {}).get("knowledge")
+    if known:  # what the restraints told of the interface, and what the protocol did with it
+        line = f"Restraints: {known['level']} ({known['receptor']} receptor and "
+        line += f"{known['ligand']} ligand residues); ranked by "
+        line += f"{(record.get('options') or {}).get('rank_method', '')}"
+        if known.get("ligand_face"):
+            line += f"; the ligands started facing {len(known['ligand_face'])} likely "
+            line += "interface residues of theirs"
+        lines.append(line)
     parts.append(
         "<ul class='summary'>" + "".join(f"<li>{_esc(line)}</li>" for line in lines) + "</ul>"
     )

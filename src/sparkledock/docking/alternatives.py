@@ -63,14 +63,16 @@ def check_alternatives(
     receptor: Any, ligand: Any, restraints: Sequence[Any], reference: Any, options: DockOptions
 ) -> list[dict[str, Any]]:
     """Every alternative checked before any work (each file read, its restraints against the
-    partners); what each one's restraints give."""
+    partners); what each one's restraints give, and the ranking its docking takes by it."""
     if len(set(map(str, restraints))) < len(restraints):
         raise SparkledockError("--restraints: the same file is given twice among alternatives")
     decided = with_defaults(options, restrained=True)
     known = []
     for path in restraints:
         partners = check_docking(receptor, ligand, path, reference, decided)
-        known.append({"restraints": str(path), **knowledge_of(partners.restraints).as_dict()})
+        level = knowledge_of(partners.restraints)
+        method = with_defaults(options, True, level.level).rank_method
+        known.append({"restraints": str(path), **level.as_dict(), "rank_method": method})
     return known
 
 

@@ -188,8 +188,6 @@ def dock(
         if lead:
             try:
                 partners = check_docking(receptor, ligand, restraints, reference, options)
-                if partners.restraints is not None:
-                    options = _by_knowledge(asked, options, partners, runrec, (receptor, ligand))
                 _check_reference(reference)
                 if options.paratope:  # an antibody receptor and no restraints, before any work
                     if restraints is not None:
@@ -203,6 +201,8 @@ def dock(
                         f"{restraints}: --redock-sites docks a blind docking's sites again "
                         "under their own restraints; a restrained docking has its site"
                     )
+                if partners.restraints is not None:  # (said once every refusal is ruled out)
+                    options = _by_knowledge(asked, options, partners, runrec, (receptor, ligand))
                 files = {"receptor": receptor, "ligand": ligand}
                 files |= {"restraints": restraints, "reference": reference}
                 runrec.inputs = {k: file_record(v) for k, v in files.items() if v is not None}
@@ -213,6 +213,12 @@ def dock(
                 key = dock_key(receptor, ligand, restraints, options)
                 ranked = ranking_identity(options)
                 record = _begin(out, key, force)
+                known = runrec.result.get("knowledge")
+                if known:  # (once nothing can refuse the docking)
+                    LOGGER.info(
+                        f"restraints: {known['level']} ({known['receptor']} receptor and "
+                        f"{known['ligand']} ligand residues): ranking by {options.rank_method}"
+                    )
                 if not record:
                     _ligand_face(partners, options, runrec)
                     with runrec.stage("setup", f"{Path(receptor).name} + {Path(ligand).name}"):
@@ -286,17 +292,13 @@ def _by_knowledge(
 ) -> DockOptions:
     """The options a restrained docking runs with once its restraints are read: the
     protocol's defaults decided again for the level of knowledge they give
-    (:func:`~.options.with_defaults`), checked, and the level named in run.json and the log."""
+    (:func:`~.options.with_defaults`), checked, and the level named in run.json."""
     known = knowledge_of(partners.restraints)
     decided = with_defaults(asked, restrained=True, level=known.level)
     if decided != options:
         check_ranked_molecules(check_ranking(decided, True), partners.raw, paths)
     runrec.options = decided
     runrec.result["knowledge"] = known.as_dict()
-    LOGGER.info(
-        f"restraints: {known.level} ({known.receptor} receptor and {known.ligand} ligand "
-        f"residues): ranking by {decided.rank_method}"
-    )
     return decided
 
 
