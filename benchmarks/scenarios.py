@@ -58,7 +58,10 @@ SCENARIOS = {
     "TI-50": 2, "TI-25": 4, "TI-REC-50": 2, "TI-REC-25": 4,
 }  # fmt: skip
 #: The scenarios ``make`` writes for training complexes.
-MADE_SCENARIOS = ("TI-REC", "TI-ONE", "TI-RANDOM-50", "TI-RANDOM-25")
+MADE_SCENARIOS = ("TI-REC", "TI-ONE", "TI-RANDOM-50", "TI-RANDOM-25", "TI-SINGLE")
+#: Two residues are in contact (TI-SINGLE's pairs) when heavy atoms of theirs lie this close
+#: in the bound complex (Å).
+CONTACT_A = 5.0
 #: LightDock's published top 1 / 5 / 10 on the twenty (``../shared/README.md``).
 PUBLISHED = {
     "TI-REC": (1, 3, 3), "TI-RANDOM-25": (10, 14, 17), "TI-RANDOM-50": (12, 17, 18),
@@ -95,10 +98,38 @@ def sample(residues: list[str], fraction: float, rng: np.random.Generator) -> li
     return [residues[i] for i in chosen]
 
 
-def scenario_lines(name: str, scenario: str, rec: list[str], lig: list[str]) -> list[str]:
+def contact_pairs(folder: Path, rec: list[str], lig: list[str]) -> list[tuple[str, str]]:
+    """The (receptor, ligand) true-interface residue pairs in contact in the bound complex
+    (heavy atoms within :data:`CONTACT_A`; the training references number residues as the
+    unbound partners do, chain A the receptor's, B the ligand's)."""
+    from scipy.spatial import cKDTree
+
+    from sparkledock.molecule.structure import read_structure
+
+    bound = read_structure(complex_inputs(folder)["reference"])
+    heavy = np.char.upper(bound.element.astype(str)) != "H"
+    ids = bound.residue_ids()
+    sides = []
+    for wanted in (rec, lig):
+        mask = heavy & np.isin(ids, wanted)
+        sides.append((bound.coords[mask], ids[mask]))
+    (rxyz, rids), (lxyz, lids) = sides
+    if not len(rxyz) or not len(lxyz):
+        return []
+    near = cKDTree(rxyz).query_ball_tree(cKDTree(lxyz), CONTACT_A)
+    pairs = {(rids[i], lids[j]) for i, js in enumerate(near) for j in js}
+    return sorted(pairs)
+
+
+def scenario_lines(
+    name: str, scenario: str, rec: list[str], lig: list[str], pairs: list[tuple[str, str]]
+) -> list[str]:
     """A training scenario's restraint lines (LightDock's format, active), by the study's
-    rule, drawn with the scenario's seed."""
+    rule, drawn with the scenario's seed (``pairs``: :func:`contact_pairs`, for TI-SINGLE)."""
     rng = np.random.default_rng(seed_of(name, scenario))
+    if scenario == "TI-SINGLE":
+        r, l_ = pairs[int(rng.integers(len(pairs)))]
+        return [f"R {r}", f"L {l_}"]
     if scenario == "TI-REC":
         return [f"R {r}" for r in rec]
     if scenario == "TI-ONE":
@@ -125,13 +156,18 @@ def make(every: int) -> None:
             continue
         out = MADE / folder.name
         out.mkdir(parents=True, exist_ok=True)
+        pairs = contact_pairs(folder, rec, lig)
         for scenario in MADE_SCENARIOS:
-            lines = scenario_lines(folder.name, scenario, rec, lig)
+            if scenario == "TI-SINGLE" and not pairs:
+                continue  # (no contact found: the reference's numbering differs)
+            lines = scenario_lines(folder.name, scenario, rec, lig, pairs)
             (out / f"{scenario}.restraints.list").write_text("\n".join(lines) + "\n")
-        record[folder.name] = {"receptor": len(rec), "ligand": len(lig)}
+        record[folder.name] = {"receptor": len(rec), "ligand": len(lig), "pairs": len(pairs)}
     (MADE / "record.json").write_text(json.dumps(
-        {"rule": "floor(f*n) per side, at least 1; TI-ONE one receptor residue; seed: "
-         "bytes of 'C/S' little-endian mod 2**32, numpy default_rng", "complexes": record},
+        {"rule": "floor(f*n) per side, at least 1; TI-ONE one receptor residue; TI-SINGLE "
+         f"one pair of the sides' residues in contact in the reference (heavy atoms within "
+         f"{CONTACT_A} A); seed: bytes of 'C/S' little-endian mod 2**32, numpy default_rng",
+         "complexes": record},
         indent=1) + "\n")  # fmt: skip
     print(f"{sum(isinstance(v, dict) for v in record.values())} complexes in {MADE}")
 
