@@ -172,7 +172,7 @@ def dock(
     ligand: str | os.PathLike[str],
     out: str | os.PathLike[str],
     *,
-    restraints: str | os.PathLike[str] | None = None,
+    restraints: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
     reference: str | os.PathLike[str] | None = None,
     force: bool = False,
     **options: Any,
@@ -181,7 +181,9 @@ def dock(
     GSO run, clustering, ranking, restraint filter, the top models, ranking.csv, report.html
     and run.json. ``options``: :class:`~sparkledock.docking.DockOptions` fields (``steps``,
     ``glowworms``, ``swarms``, ``top``, ``scoring``, ``scoring_mode``, ``threads``, ...).
-    Resumes an interrupted docking of the same inputs and options."""
+    ``restraints``: one file, or several alternatives (candidate patches: each docked in
+    ``out/alternative_<n>``, their models ranked together in ``out``). Resumes an
+    interrupted docking of the same inputs and options."""
     from .docking import DockOptions
     from .docking import dock as dock_folder
     from .runlog import console_for_api
