@@ -233,7 +233,7 @@ def face_variant(fraction: float) -> None:
     turn toward the receptor's restraints (0: none)."""
     from sparkledock.docking import pipeline
 
-    pipeline.LIGAND_FACE_FRACTION = fraction
+    pipeline.LIGAND_FACE_FRACTION = dict.fromkeys(pipeline.LIGAND_FACE_FRACTION, fraction)
 
 
 def docking(

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis.propensity import likely_residues
-from ..analysis.ranking import BLIND_RANKED_LEVELS
 from ..engine.driver import run_simulation
 from ..errors import InputFileError, SparkledockError
 from ..fileutil import LOCK_NAME, atomic_write_text, folder_lock
@@ -307,9 +306,10 @@ def _ligand_face(partners: ReadPartners, options: DockOptions, runrec: RunRecord
     the starting ligands turn their likeliest interface residues toward the receptor's
     restraints (``Restraints.ligand_face``; no score, filter or ranking reads them)."""
     known = runrec.result.get("knowledge", {})
-    if options.protocol != "sparkledock" or known.get("level") not in BLIND_RANKED_LEVELS:
+    fraction = LIGAND_FACE_FRACTION.get(known.get("level", ""), 0.0)
+    if options.protocol != "sparkledock" or fraction <= 0:
         return
-    likely = likely_residues(partners.cleaned[1], LIGAND_FACE_FRACTION)
+    likely = likely_residues(partners.cleaned[1], fraction)
     partners.restraints.ligand_face = likely
     known["ligand_face"] = likely
     LOGGER.info(f"setup: the ligands start facing their {len(likely)} likeliest interface residues")
