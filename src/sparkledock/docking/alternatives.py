@@ -77,8 +77,9 @@ def check_alternatives(
 
 
 def _check_folder(out: Path, force: bool) -> None:
-    """Refuse a folder holding anything but this kind of docking's files (unless ``force``,
-    which removes the merged files; each alternative's docking decides on its own)."""
+    """Refuse a folder holding anything but this kind of docking's files, unless ``force``
+    (the merged files are rewritten in any case; each alternative's docking decides on its
+    own folder)."""
     if not out.is_dir():
         return
     ours = {*MERGED_FILES, LOCK_NAME}
