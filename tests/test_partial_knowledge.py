@@ -154,7 +154,7 @@ def test_the_command_line_takes_alternatives_as_repeated_restraints(tmp_path):
     ("level", "method"),
     [
         ("both sides", "learned"),
-        ("one pair", "learned"),
+        ("one pair", "learned_blind"),
         ("ligand side", "learned"),
         ("receptor side", "learned_blind"),
         ("one receptor residue", "learned_blind"),

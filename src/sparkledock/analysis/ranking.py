@@ -205,10 +205,11 @@ DFIRE_SEARCH = ("dfire", "fastdfire")
 
 
 #: The levels of knowledge (:data:`sparkledock.molecule.restraints.LEVELS`) whose restrained
-#: dockings rank by :data:`BLIND_DEFAULT`: with the ligand's side unknown, the blind model
-#: (which reads where each pose binds on both partners) beats the model fitted on whole,
-#: two-sided interfaces on training scenarios (benchmarks/scenarios.py; docs/benchmarks.md).
-BLIND_RANKED_LEVELS = ("one receptor residue", "receptor side")
+#: dockings rank by :data:`BLIND_DEFAULT`: with the ligand's side unknown, or one residue of
+#: each side, the blind model (which reads where each pose binds on both partners) beats the
+#: model fitted on whole, two-sided interfaces on training scenarios (benchmarks/scenarios.py;
+#: docs/performance.md, "Partial knowledge").
+BLIND_RANKED_LEVELS = ("one receptor residue", "receptor side", "one pair")
 
 
 def default_method(
@@ -219,9 +220,9 @@ def default_method(
     ranking by DFIRE loses most near-native solutions), :data:`PARATOPE_DEFAULT` on an
     antibody's CDRs (``paratope``) and :data:`RESTRAINED_DFIRE_DEFAULT` with restraints
     (chosen on the training complexes), :data:`BLIND_DEFAULT` again where they leave the
-    ligand's side unknown (``level`` in :data:`BLIND_RANKED_LEVELS`); by the search's own
-    score for another scoring function or a combination (the user's choice of ranking
-    too)."""
+    ligand's side unknown or give one pair (``level`` in :data:`BLIND_RANKED_LEVELS`); by the
+    search's own score for another scoring function or a combination (the user's choice of
+    ranking too)."""
     if scoring not in DFIRE_SEARCH:
         return RESTRAINED_DEFAULT
     if restrained and level not in BLIND_RANKED_LEVELS:
