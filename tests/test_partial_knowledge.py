@@ -23,6 +23,7 @@ from sparkledock.molecule.restraints import LEVELS, knowledge_of
         (["L B.LYS.7", "L B.ARG.8"], "ligand side", (0, 2)),
         # blocked residues say where the interface is not: they give no knowledge of it
         (["R A.ALA.1", "R A.GLY.2 B", "L B.LYS.7 B"], "one receptor residue", (1, 0)),
+        (["R A.GLY.2 B", "L B.LYS.7 B"], "blocked only", (0, 0)),
     ],
 )
 def test_level_of_knowledge(tmp_path, lines, level, counts):

@@ -104,6 +104,7 @@ LEVELS = (
     "receptor side",  # several receptor residues, none of the ligand's
     "one receptor residue",
     "ligand side",  # ligand residues only: the receptor's side is unknown
+    "blocked only",  # where the interface is not, nothing of where it is
 )
 
 
@@ -131,5 +132,5 @@ def knowledge_of(restraints: Restraints) -> Knowledge:
     elif rec:
         level = "one receptor residue" if rec == 1 else "receptor side"
     else:
-        level = "ligand side"
+        level = "ligand side" if lig else "blocked only"
     return Knowledge(level, rec, lig)
