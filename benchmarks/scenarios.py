@@ -211,13 +211,11 @@ def likely_face(atoms, name: str, fraction: float) -> list[str]:
     model's log-odds: a training complex's out-of-fold values where they align (the shipped
     model trained on it), else the shipped model's."""
     from blind_learned import site_oof
-    from sparkledock.analysis.propensity import residue_logodds
+    from sparkledock.analysis.propensity import likely_residues
 
-    ids = atoms.residue_ids()[atoms.residue_starts()]
     oof = site_oof(name)
-    logodds = oof[1] if oof is not None and len(oof[1]) == len(ids) else residue_logodds(atoms)
-    k = max(1, round(fraction * len(ids)))
-    return [str(ids[i]) for i in sorted(np.argsort(-logodds, kind="stable")[:k])]
+    aligned = oof is not None and len(oof[1]) == len(atoms.residue_starts())
+    return likely_residues(atoms, fraction, oof[1] if aligned else None)
 
 
 def out_of_fold_faces(name: str) -> None:

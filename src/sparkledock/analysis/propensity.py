@@ -143,10 +143,11 @@ def residue_logodds(atoms: Atoms) -> np.ndarray:
     return trees.predict(residue_table(atoms))
 
 
-def likely_residues(atoms: Atoms, fraction: float) -> list[str]:
+def likely_residues(atoms: Atoms, fraction: float, logodds: np.ndarray | None = None) -> list[str]:
     """The ``fraction`` of a partner's residues (at least one) most likely to lie at an
-    interface by :func:`residue_logodds`, as LightDock identifiers in the chain's order."""
+    interface by :func:`residue_logodds` (or the per-residue ``logodds`` given), as LightDock
+    identifiers in the chain's order."""
     ids = atoms.residue_ids()[atoms.residue_starts()]
-    logodds = residue_logodds(atoms)
+    logodds = residue_logodds(atoms) if logodds is None else logodds
     count = max(1, round(fraction * len(ids)))
     return [str(ids[i]) for i in sorted(np.argsort(-logodds, kind="stable")[:count])]
