@@ -12,9 +12,9 @@ Two commands:
 ``make``: the training scenarios, made from each ``../shared/train`` complex's true-interface
 ``.tbl`` by the study's rules, seeded by the complex's name and recorded
 (``benchmarks/scenarios/train/<C>/<S>.restraints.list``). Only the single-docking
-scenarios whose rule needs nothing but the interface: TI-REC, TI-ONE, TI-RANDOM-50 and
-TI-RANDOM-25 (TI-SINGLE needs the bound contacts and the patches their padding rule: not made
-yet). ``floor(f × n)`` residues of a side of n (at least one), as the study's files hold.
+single-docking scenarios (TI-REC, TI-ONE, TI-RANDOM-50/25, TI-SINGLE: ``floor(f × n)``
+residues of a side of n, at least one, as the study's files hold) and the padded patches
+(TI-50/25, TI-REC-50/25: :func:`padded_patches`, the rule the twenty's files show).
 
 ``run``: dock the scenarios of a set (``twenty``: ``bench`` + ``bench5``; ``train``: the made
 ones) with the default ``dock``, one docking per run in a child process (its own peak memory),
@@ -59,6 +59,9 @@ SCENARIOS = {
 }  # fmt: skip
 #: The scenarios ``make`` writes for training complexes.
 MADE_SCENARIOS = ("TI-REC", "TI-ONE", "TI-RANDOM-50", "TI-RANDOM-25", "TI-SINGLE")
+#: The padded-patch scenarios ``make`` writes: name -> the two-sided scenario whose receptor
+#: patches it takes (the study's TI-REC-k patches are TI-k's receptor halves).
+PATCHED = {"TI-50": "TI-50", "TI-25": "TI-25", "TI-REC-50": "TI-50", "TI-REC-25": "TI-25"}
 #: Two residues are in contact (TI-SINGLE's pairs) when heavy atoms of theirs lie this close
 #: in the bound complex (Å).
 CONTACT_A = 5.0
@@ -140,6 +143,57 @@ def scenario_lines(
     ]
 
 
+def padded_patches(
+    residues: list[str], atoms, k: int, rng: np.random.Generator
+) -> list[list[str]]:
+    """A side's true interface split at random into ``k`` near-equal parts, each padded with
+    ``k - 1`` times its size of the side's other residues nearest it (least heavy-atom
+    distance to the part, on the unbound structure), so that every patch is as large as the
+    side's interface and a ``1/k`` of it is true: what the twenty's TI-50 / TI-25 files show
+    (e.g. 1RKE's TI-25 patches hold 5 of 21 receptor interface residues and 15 or 16 others,
+    the others beside the part, the parts not spatial clusters)."""
+    from scipy.spatial import cKDTree
+
+    order = [residues[i] for i in rng.permutation(len(residues))]
+    parts = [list(p) for p in np.array_split(np.array(order, dtype=object), k) if len(p)]
+    heavy = np.char.upper(atoms.element.astype(str)) != "H"
+    ids = atoms.residue_ids()
+    others = heavy & ~np.isin(ids, residues)
+    patches = []
+    for part in parts:
+        mine = heavy & np.isin(ids, part)
+        if not mine.any():
+            patches.append(sorted(part))
+            continue
+        dist, _ = cKDTree(atoms.coords[mine]).query(atoms.coords[others])
+        nearest: dict[str, float] = {}
+        for rid, d in zip(ids[others], dist):
+            nearest[rid] = min(d, nearest.get(rid, np.inf))
+        pads = sorted(nearest, key=lambda r: (nearest[r], r))[: (k - 1) * len(part)]
+        patches.append(list(part) + pads)
+    return patches
+
+
+def patch_files(folder: Path, rec: list[str], lig: list[str]) -> dict[str, list[list[str]]]:
+    """A training complex's padded-patch scenarios: name -> each run's restraint lines."""
+    from sparkledock.molecule.structure import read_structure
+
+    files = complex_inputs(folder)
+    receptor, ligand = read_structure(files["receptor"]), read_structure(files["ligand"])
+    runs = {}
+    for scenario in ("TI-50", "TI-25"):
+        k = SCENARIOS[scenario]
+        rng = np.random.default_rng(seed_of(folder.name, scenario))
+        rp = padded_patches(rec, receptor, k, rng)
+        lp = padded_patches(lig, ligand, k, rng)
+        n = min(len(rp), len(lp))
+        runs[scenario] = [[f"R {r}" for r in rp[i]] + [f"L {r}" for r in lp[i]] for i in range(n)]
+    for scenario, source in PATCHED.items():
+        if scenario != source:
+            runs[scenario] = [[x for x in lines if x.startswith("R ")] for lines in runs[source]]
+    return runs
+
+
 def make(every: int) -> None:
     """Write the training scenarios (:data:`MADE_SCENARIOS`) and their record."""
     record = {}
@@ -162,11 +216,19 @@ def make(every: int) -> None:
                 continue  # (no contact found: the reference's numbering differs)
             lines = scenario_lines(folder.name, scenario, rec, lig, pairs)
             (out / f"{scenario}.restraints.list").write_text("\n".join(lines) + "\n")
+        for scenario, runs in patch_files(folder, rec, lig).items():
+            if len(runs) < SCENARIOS[scenario]:
+                continue  # (a side with fewer interface residues than patches)
+            for i, lines in enumerate(runs):
+                path = out / f"{scenario}.run{i}.restraints.list"
+                path.write_text("\n".join(lines) + "\n")
         record[folder.name] = {"receptor": len(rec), "ligand": len(lig), "pairs": len(pairs)}
     (MADE / "record.json").write_text(json.dumps(
         {"rule": "floor(f*n) per side, at least 1; TI-ONE one receptor residue; TI-SINGLE "
          f"one pair of the sides' residues in contact in the reference (heavy atoms within "
-         f"{CONTACT_A} A); seed: bytes of 'C/S' little-endian mod 2**32, numpy default_rng",
+         f"{CONTACT_A} A); TI-50/25: each side's interface in 2/4 random parts, each padded "
+         "with (k-1) x its size of the side's nearest other residues (unbound, heavy atoms), "
+         "run i pairs the sides' parts i; TI-REC-50/25: TI-50/25's receptor patches; seed: bytes of 'C/S' little-endian mod 2**32, numpy default_rng",
          "complexes": record},
         indent=1) + "\n")  # fmt: skip
     print(f"{sum(isinstance(v, dict) for v in record.values())} complexes in {MADE}")
