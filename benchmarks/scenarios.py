@@ -143,9 +143,7 @@ def scenario_lines(
     ]
 
 
-def padded_patches(
-    residues: list[str], atoms, k: int, rng: np.random.Generator
-) -> list[list[str]]:
+def padded_patches(residues: list[str], atoms, k: int, rng: np.random.Generator) -> list[list[str]]:
     """A side's true interface split at random into ``k`` near-equal parts, each padded with
     ``k - 1`` times its size of the side's other residues nearest it (least heavy-atom
     distance to the part, on the unbound structure), so that every patch is as large as the
@@ -167,7 +165,7 @@ def padded_patches(
             continue
         dist, _ = cKDTree(atoms.coords[mine]).query(atoms.coords[others])
         nearest: dict[str, float] = {}
-        for rid, d in zip(ids[others], dist):
+        for rid, d in zip(ids[others], dist, strict=True):
             nearest[rid] = min(d, nearest.get(rid, np.inf))
         pads = sorted(nearest, key=lambda r: (nearest[r], r))[: (k - 1) * len(part)]
         patches.append(list(part) + pads)
@@ -228,7 +226,8 @@ def make(every: int) -> None:
          f"one pair of the sides' residues in contact in the reference (heavy atoms within "
          f"{CONTACT_A} A); TI-50/25: each side's interface in 2/4 random parts, each padded "
          "with (k-1) x its size of the side's nearest other residues (unbound, heavy atoms), "
-         "run i pairs the sides' parts i; TI-REC-50/25: TI-50/25's receptor patches; seed: bytes of 'C/S' little-endian mod 2**32, numpy default_rng",
+         "run i pairs the sides' parts i; TI-REC-50/25: TI-50/25's receptor patches; seed: "
+         "bytes of 'C/S' little-endian mod 2**32, numpy default_rng",
          "complexes": record},
         indent=1) + "\n")  # fmt: skip
     print(f"{sum(isinstance(v, dict) for v in record.values())} complexes in {MADE}")
