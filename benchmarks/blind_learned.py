@@ -31,7 +31,7 @@ Modes:
 * ``--curve N ...``: a learning curve (held-out successes with N training complexes per fit).
 
 The cross-validation also prints the package's blind model beside each row on the complexes
-that model never trained on (the blind retraining's rule, docs/performance.md).
+that model never trained on (the blind retraining's rule, benchmarks/notebook/performance.md).
 
 Usage:
     python benchmarks/blind_learned.py /work/runs/train_blind [--folds 5] [--seeds 3]
@@ -74,7 +74,8 @@ TOPS = (1, 5, 10, 100)
 #: The parameter sets the cross-validation chooses among (nothing is tuned on the twenty).
 #: LightGBM's two ranking objectives (lambdarank: pairwise, NDCG-weighted; rank_xendcg: a
 #: listwise cross-entropy, steadier with one or two positives among thousands), small
-#: ensembles (300 trees and 20-sample leaves overfitted 36 pools: docs/performance.md).
+#: ensembles (300 trees and 20-sample leaves overfitted 36 pools:
+#: benchmarks/notebook/performance.md).
 GRID = [
     {"objective": objective, "n_estimators": n, "learning_rate": 0.05, "num_leaves": leaves,
      "min_child_samples": 100, "subsample": 0.8, "subsample_freq": 1, "colsample_bytree": 0.8}
@@ -91,7 +92,8 @@ GRID += [
 SHOWN = ("objective", "n_estimators", "num_leaves", "monotone")
 #: The direction a ``monotone`` fit holds each feature's effect in (+1: a better rank never
 #: lowers the score; -1: never raises it; absent: free), from the signs of the single
-#: features on the first 38 training pools (docs/performance.md, "third part": pyDock's
+#: features on the first 38 training pools (benchmarks/notebook/performance.md, "third part":
+#: pyDock's
 #: electrostatics ranks near-natives low; vdW, SIPPER and the counts had no clear sign);
 #: for shape complementarity and the formal charges' attraction, their physical sense.
 MONOTONE = {
@@ -103,7 +105,7 @@ MONOTONE = {
 #: The feature sets the cross-validation may choose among (``--features``): the shipped
 #: model's, and the same with pyDock's electrostatics and van der Waals (LightDock's ``dna``
 #: function: cpydock without desolvation, so no FreeSASA, no extra), which lifted top 1 and
-#: top 5 on the first 38 training pools (docs/performance.md, "third part"; on inputs
+#: top 5 on the first 38 training pools (benchmarks/notebook/performance.md, "third part"; on inputs
 #: without hydrogens its rank is mostly the interface's size, reversed: ``extended`` adds
 #: a hydrogen-independent electrostatics and shape complementarity). A set other
 #: than the shipped one is adopted by exporting it and giving the package's ranking its
@@ -144,7 +146,7 @@ THREADS = [1]
 #: radii (Å; 0: none) within which a representative in the first :data:`HEAD` of the
 #: learned order is moved behind a better one (``ranking.diverse``; the package applies the
 #: exported model's choice, ``learned.diversity``). 10-12 Å lifted the top 10 on 101 pools
-#: in exploration (docs/performance.md, "sixth part").
+#: in exploration (benchmarks/notebook/performance.md, "sixth part").
 DIVERSITY = (0.0, 6.0, 8.0, 10.0, 12.0, 15.0)
 #: How far down the learned order the diversity step looks.
 HEAD = 300
@@ -507,7 +509,8 @@ def cross_validate(
 
 def versus_shipped(pools: dict, rows: list[tuple[str, list[dict]]]) -> None:
     """The package's blind model beside the cross-validated rows, on the complexes it never
-    trained on (the blind retraining's rule in docs/performance.md compares them there)."""
+    trained on (the blind retraining's rule in benchmarks/notebook/performance.md compares them
+    there)."""
     trained_on = set(learned.shipped_model("blind")[1]["training_complexes"])
     unseen = [n for n in sorted(pools) if n not in trained_on]
     if not unseen:

@@ -1,6 +1,6 @@
 """Sites from an exhaustive rigid-body scan (issue 36: the site stage can only find a near
 site that is among the blind order's first leaders, and on the twenty 12 of 20 have none
-among their first 50; docs/performance.md, "twelfth part").
+among their first 50; benchmarks/notebook/performance.md, "twelfth part").
 
 Glowworm swarms sample the score's landscape where their swarms start; an FFT scan
 (Katchalski-Katzir) visits every translation of every rotation of a grid, so a site

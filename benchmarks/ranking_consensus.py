@@ -13,7 +13,7 @@ rank of each complex's first acceptable representative; then the leave-one-out c
 each complex, the combination with the most top-10 successes (then top 1, 5, 100) on the
 *other* complexes, and that combination's success on the held-out one. sparkledock's blind
 default (``soft_consensus``: DFIRE + dfire_soft + MJ3h) is the combination this picks
-(docs/performance.md).
+(benchmarks/notebook/performance.md).
 
 Usage:
     python benchmarks/ranking_consensus.py [--out blind_accuracy] [--scoring-mode fast]

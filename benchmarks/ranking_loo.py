@@ -12,7 +12,7 @@ complexes, per feature set, next to DFIRE's, with the fitted weights' mean and s
 
 Nothing here is used by sparkledock's ranking stage: it measures whether a fitted
 combination of these features would beat the parameter-free methods (it did not; see
-docs/performance.md).
+benchmarks/notebook/performance.md).
 
 Usage:
     python benchmarks/ranking_loo.py [--out blind_accuracy] [--ranks]

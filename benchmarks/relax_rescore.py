@@ -2,7 +2,8 @@
 representatives of a blind docking?
 
 Near-native rigid-body poses of unbound partners clash in their side chains, which DFIRE
-punishes (docs/performance.md, "Blind docking, second pass"). Here the first ``--top``
+punishes (benchmarks/notebook/performance.md, "Blind docking, second pass"). Here the first
+``--top``
 representatives of a finished blind docking in ``soft_consensus`` order, and every acceptable
 one below them, are written as models, minimised in vacuum with their C-alpha atoms held
 (``refine.refine_model`` with ``--iterations`` vacuum steps, no implicit-solvent stage), and

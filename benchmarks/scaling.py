@@ -3,7 +3,8 @@ per-swarm costs; and a measured 1-rank against 2-rank run.
 
 1. Per complex, every swarm's cost is measured: the numba kernel (one thread) scores a sample
    of the swarm's starting glowworms (``--sample``, scaled to all 256) and the time is
-   multiplied by the steps (scoring is ~97 % of a step: docs/performance.md). The cost model
+   multiplied by the steps (scoring is ~97 % of a step: benchmarks/notebook/performance.md). The
+   cost model
    (:func:`sparkledock.engine.costs.predicted_costs`) orders the swarms; ranks take them longest
    first as they free up (what ``run_parallel`` does), with the measured costs as the truth.
    Printed per complex and for all ten docked together (a screen): makespan, efficiency

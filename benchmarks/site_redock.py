@@ -3,7 +3,8 @@ quality, not their ranking, is what limits the blind top 10).
 
 A blind pool ranked by the shipped learned model holds, among its first ten distinct sites,
 one near the true interface (fnat >= 0.1, iRMSD <= 8 Å) for many more training complexes
-than it holds an acceptable model in its first ten (docs/performance.md, "eighth part").
+than it holds an acceptable model in its first ten (benchmarks/notebook/performance.md, "eighth
+part").
 This second stage takes the first ``--sites`` distinct sites of the learned order (leaders
 of a greedy landmark-RMSD clustering at ``--radius`` Å), turns each site's interface
 residues (within 5 Å of the other partner) into restraints on both partners, and docks

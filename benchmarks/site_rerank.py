@@ -5,7 +5,8 @@ taken from the site's pose (its interface residues, both sides, active) and rank
 docking with the restrained model, which learned on dockings restrained by the true
 interface. A site's restraints are only near it, so its satisfaction means less: on training
 complexes a near site's docking holds an acceptable model among its first 20 far more often
-than at its top (docs/performance.md, "twelfth part"). This reads site dockings kept by
+than at its top (benchmarks/notebook/performance.md, "twelfth part"). This reads site dockings kept
+by
 ``site_redock.py --near-only --keep``, records each one's pool (every cluster representative
 of each swarm's last step, its features as ``restrained_pools.py`` records them and its
 quality; cached as ``site_<i>/pool.npz``) and compares, leaving one complex out:

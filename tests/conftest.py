@@ -18,7 +18,7 @@ from pathlib import Path
 # OpenBLAS picks others, and the dense eigensolver's normal modes can come out with the
 # other sign (2X9A's ligand: every output of an ANM docking changes): the tests pin the
 # kernels before NumPy loads them (children inherit it). A user's results are reproducible
-# on one kind of machine; docs/performance.md, issue 36's fourth part.
+# on one kind of machine; benchmarks/notebook/performance.md, issue 36's fourth part.
 os.environ.setdefault("OPENBLAS_CORETYPE", "Haswell")
 
 import numpy as np

@@ -24,7 +24,8 @@ from sparkledock.scoring.dfire import grid, grid_numba, numba_kernel
 from sparkledock.scoring.dfire.model import BINS
 from sparkledock.scoring.prepared import prepare_scoring
 
-#: Documented fidelity of the fast score on jittered golden poses (docs/performance.md).
+#: Documented fidelity of the fast score on jittered golden poses
+#: (benchmarks/notebook/performance.md).
 MIN_SPEARMAN = 0.99
 MAX_MEAN_ERROR = 2.0
 
@@ -113,7 +114,8 @@ def test_fast_scores_follow_exact_ones(prepared, fast):
 
 
 #: Documented fidelity of ``fast-flex``, on jittered golden poses whose receptor extents are
-#: drawn at three times 0.9.4's spread (docs/performance.md, "Receptor flexibility in the
+#: drawn at three times 0.9.4's spread (benchmarks/notebook/performance.md, "Receptor flexibility
+#: in the
 #: fast path"): the same bound as the rigid field's, a smaller error than it, and a change
 #: of score with the receptor's extents that follows the exact one.
 MIN_FLEX_GAIN = 0.05

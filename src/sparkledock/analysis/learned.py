@@ -61,7 +61,8 @@ BLIND_BASE = (
 #: interface residues by the site model (:mod:`.propensity`), and their sum (as a rank and
 #: as a value): a signal independent of the energies. A candidate (``benchmarks/
 #: blind_learned.py --features propensity``): a model trained with it tied the shipped one
-#: on the twenty (docs/performance.md, "seventh part"), so the shipped model reads none.
+#: on the twenty (benchmarks/notebook/performance.md, "seventh part"), so the shipped model reads
+#: none.
 BLIND_SITE = (
     ("propensity", "rank"), ("propensity", "raw"), ("propensity_receptor", "raw"),
     ("propensity_ligand", "raw"),

@@ -37,13 +37,13 @@ here reorder the same representatives:
   a docking without restraints: of the rank consensus of any one to four of DFIRE,
   ``dfire_soft``, TOBI, PISA and MJ3h, the one that put the most acceptable models in the top
   10 of the blind benchmark, chosen again for 18 of 19 complexes when each is left out
-  (docs/performance.md gives what that choice is worth on a complex it did not see).
+  (benchmarks/notebook/performance.md gives what that choice is worth on a complex it did not see).
 
 * ``paratope``: for an antibody receptor docked with ``--paratope``: the mean of each
   representative's ranks by DFIRE, ``dfire_soft``, MJ3h and its CDR share (of the receptor's
   residues within 5 Å of the ligand, the share that are CDR residues: an antibody binds with
   its CDRs), equal weights, ties in the share ranked as their mean. The default of such a
-  docking (docs/performance.md, "Antibodies on their CDRs", measures it and the tried
+  docking (benchmarks/notebook/performance.md, "Antibodies on their CDRs", measures it and the tried
   alternatives).
 
 * ``restraints``: for a restrained docking: the mean of each solution's rank by score and by
@@ -52,14 +52,14 @@ here reorder the same representatives:
   kept. The score already rewards restraints through LightDock's terms, but only those
   residues within 2.5 Å; the satisfaction share counts contacts within 5 Å and the passive
   residues. The default of a restrained docking under the sparkledock protocol, chosen on the
-  training complexes (docs/performance.md, "Restrained protocol"); the default before
+  training complexes (benchmarks/notebook/performance.md, "Restrained protocol"); the default before
   ``learned``.
 * ``learned``: for a restrained docking: gradient-boosted trees fitted on the restrained
   dockings of training complexes only (:mod:`.learned`) over each kept solution's percentile
   ranks of score, DFIRE, ``dfire_soft``, MJ3h, restraint satisfaction (active; active and
   passive), cluster size and population. The default of a restrained docking under the
   sparkledock protocol since it beat ``restraints`` on the twenty evaluation complexes,
-  evaluated once, frozen (docs/performance.md, "fifth pass").
+  evaluated once, frozen (benchmarks/notebook/performance.md, "fifth pass").
 * ``learned_blind``: for a docking without restraints: gradient-boosted trees fitted on the
   blind dockings of training complexes only (:mod:`.learned`, ``benchmarks/
   blind_learned.py``) over each representative's percentile ranks of score, ``dfire_soft``,
@@ -186,7 +186,8 @@ NEEDS = {
 
 #: The ranking ``dock`` uses without restraints (when the search scores with DFIRE), and
 #: with them (LightDock's protocol, or another scoring function: by score; a DFIRE search
-#: under sparkledock's protocol: ``learned``): docs/performance.md measures them. The blind
+#: under sparkledock's protocol: ``learned``): benchmarks/notebook/performance.md measures them.
+#: The blind
 #: default is the model learned on training complexes since its second evaluation on the
 #: twenty (2 / 3 / 3 at top 1 / 5 / 10 against soft_consensus's 1 / 3 / 3); outside its
 #: training domain it falls back to ``soft_consensus`` (:func:`.learned.in_domain`).
@@ -208,7 +209,7 @@ DFIRE_SEARCH = ("dfire", "fastdfire")
 #: dockings rank by :data:`BLIND_DEFAULT`: with the ligand's side unknown, or one residue of
 #: each side, the blind model (which reads where each pose binds on both partners) beats the
 #: model fitted on whole, two-sided interfaces on training scenarios (benchmarks/scenarios.py;
-#: docs/performance.md, "Partial knowledge").
+#: benchmarks/notebook/performance.md, "Partial knowledge").
 BLIND_RANKED_LEVELS = ("one receptor residue", "receptor side", "one pair")
 
 

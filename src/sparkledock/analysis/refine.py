@@ -11,7 +11,7 @@ native GBSAOBCForce; the ff14SB/GBn2 files use a custom GB force five times slow
 for at most 100 iterations, so that surface side chains settle as in water rather than in
 vacuum. Both non-periodic with a 1.0 nm cutoff. Measured on a 2X9A model (2,420 atoms with
 hydrogens, 2 threads): 36 s against 143 s for 500 iterations in implicit solvent at 1.6 nm,
-both clash-free (docs/performance.md). OpenMM and PDBFixer are an optional extra
+both clash-free (benchmarks/notebook/performance.md). OpenMM and PDBFixer are an optional extra
 (``pip install 'sparkledock[refine]'``); without them a one-line message says so.
 
 Clashes are counted as receptor–ligand heavy-atom pairs closer than 2 Å.

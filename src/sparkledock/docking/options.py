@@ -26,7 +26,7 @@ FILTER_FRACTION = 0.4
 PROTOCOLS = ("sparkledock", "lightdock")
 #: The restraint-focused rule's spacing (Å) between swarm centres over the restraint patch
 #: (:func:`sparkledock.preparation.swarms.covering_count`), chosen on the training complexes
-#: (docs/performance.md, "Restrained protocol").
+#: (benchmarks/notebook/performance.md, "Restrained protocol").
 RESTRAINED_SPACING_A = 8.0
 #: The sparkledock protocol's early stopping with restraints
 #: (:func:`sparkledock.engine.spec.converged`), chosen on the training complexes.
@@ -35,13 +35,14 @@ RESTRAINED_STOP_TOLERANCE = 0.01
 #: the sparkledock protocol turns the starting ligands' likeliest face toward the receptor's
 #: restraints: this fraction of the ligand's residues, by the interface-propensity model
 #: (:func:`sparkledock.analysis.propensity.likely_residues`), per level of knowledge; chosen
-#: on training scenarios (benchmarks/scenarios.py; docs/performance.md, "Partial knowledge").
+#: on training scenarios (benchmarks/scenarios.py; benchmarks/notebook/performance.md, "Partial
+#: knowledge").
 LIGAND_FACE_FRACTION = {"one receptor residue": 0.2, "receptor side": 0.1}
 #: The sites a blind protein-protein docking docks again unless told (``--redock-sites``;
 #: :mod:`sparkledock.docking.sites`): on the twenty 2 / 4 / 4 in the top 1 / 5 / 10 against
 #: 2 / 3 / 3 without, on 12 unseen training complexes 2 / 7 / 9 against 1 / 2 / 5; the stage
 #: takes about three times the blind search's time (the twenty: medians 452 s and 155 s;
-#: docs/performance.md, "tenth" and "eleventh part").
+#: benchmarks/notebook/performance.md, "tenth" and "eleventh part").
 SITE_DEFAULT = 10
 
 
@@ -239,7 +240,8 @@ def default_scoring_mode(options: DockOptions, restrained: bool) -> str:
     membrane under the sparkledock protocol: blind (or on an antibody's CDRs), where fast and
     exact searches give pools of the same quality in a seventh of the time (docs/
     performance.md, "Blind docking, fifth pass"), and restrained, where the restraint-focused
-    protocol was chosen and measured with it (docs/performance.md, "Restrained protocol");
+    protocol was chosen and measured with it (benchmarks/notebook/performance.md, "Restrained
+    protocol");
     ``exact`` otherwise (LightDock's protocol; membrane dockings and the other scoring
     functions were not measured in fast mode)."""
     if options.protocol == "lightdock":

@@ -2,7 +2,8 @@
 
 A blind ranking often finds the right site without an acceptable model of it: on training
 complexes the first ten distinct sites of the learned order hold one near the true interface
-for far more complexes than the first ten models hold an acceptable one (docs/performance.md,
+for far more complexes than the first ten models hold an acceptable one
+(benchmarks/notebook/performance.md,
 "eighth part"). Each of the first N sites (leaders of a greedy landmark-RMSD clustering of the
 ranking, :data:`SITE_RADIUS_A` apart, looked for among the first :data:`SITE_HEAD`) gives its
 interface residues (within 5 Å of the other partner, both sides) as active restraints to a
@@ -34,7 +35,7 @@ from ..runlog import LOGGER
 from .options import SITE_DEFAULT, DockOptions
 
 #: How far apart (Å, ligand-landmark RMSD) two sites' leaders are at least (chosen on
-#: training complexes: docs/performance.md, "eighth part").
+#: training complexes: benchmarks/notebook/performance.md, "eighth part").
 SITE_RADIUS_A = 15.0
 #: How far down the blind ranking sites are looked for.
 SITE_HEAD = 600
@@ -158,7 +159,7 @@ def site_order(models: list[SiteModel]) -> list[SiteModel]:
     training complexes with every site docked again, by a rule registered before the last
     16 were docked (most top 1, then top 5, then top 10): 8 / 18 / 24 against 6 / 19 / 24
     for the best score first, which had been chosen on 12 of them and did not transfer to
-    the twenty (docs/performance.md, "ninth" and "tenth part")."""
+    the twenty (benchmarks/notebook/performance.md, "ninth" and "tenth part")."""
     return sorted(models, key=lambda m: m.site)
 
 

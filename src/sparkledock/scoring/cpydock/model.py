@@ -129,7 +129,8 @@ def accessible_areas(partner: Partner, radius: np.ndarray, heavy: np.ndarray) ->
 def warn_without_hydrogens(partner: Partner, source: str, function: str) -> None:
     """Warn when a protein partner has no hydrogens: pyDock's AMBER charges are all-atom
     charges, so without hydrogens each residue carries about -0.9 e that is not there and
-    the electrostatics mostly counts close atom pairs (docs/performance.md, issue 36)."""
+    the electrostatics mostly counts close atom pairs (benchmarks/notebook/performance.md, issue
+    36)."""
     atoms = partner.atoms
     protein = ~np.isin(atoms.res_name.astype(str), list(NUCLEOTIDES))
     if protein.any() and not hydrogen_mask(atoms).any():

@@ -5,7 +5,7 @@ For each ligand atom type ``b`` present, ``F_b(x) = Σ_i table[type_i, b, bin(|x
 the receptor atoms ``i`` (undeformed), sampled on a regular grid of spacing ``h`` and
 interpolated trilinearly; the pose's DFIRE energy is ``Σ_j F_{type_j}(x_j)`` over its ligand
 atoms (deformed by the ligand's normal modes, rotated, translated), then scored like the
-exact path (``(E·0.0157 − 4.7)·(−1)``). Decided by measurement (docs/performance.md):
+exact path (``(E·0.0157 − 4.7)·(−1)``). Decided by measurement (benchmarks/notebook/performance.md):
 
 * **Types compressed by a truncated SVD** of the table over the ligand type:
   ``table[a, b, k] ≈ Σ_r W[b, r]·B[a, k, r]``, so the field has ``RANK`` channels
@@ -225,7 +225,7 @@ def build_field(model: DFIREModel, spec: GridSpec, rank: int = RANK) -> np.ndarr
 
 
 #: Width (Å) of the soft-nearest average that carries receptor displacements to a point:
-#: chosen on the training dockings (docs/performance.md; 8 Å against 2, 4 and 12).
+#: chosen on the training dockings (benchmarks/notebook/performance.md; 8 Å against 2, 4 and 12).
 SHIFT_SIGMA_A = 8.0
 #: Spacing (Å) of the receptor shift's grid (normal modes are smooth over many residues).
 SHIFT_SPACING_A = 3.0
@@ -302,7 +302,7 @@ class ReceptorShift:
     the ligand's centre (its pose's translation): the Gaussian-weighted mean displacement of
     the receptor residues nearest to it (:data:`SHIFT_SIGMA_A`; each residue at its atoms'
     centroid), interpolated trilinearly and clamped to the grid. One lookup per pose;
-    docs/performance.md has what it recovers."""
+    benchmarks/notebook/performance.md has what it recovers."""
 
     spec: GridSpec
     #: (nx, ny, nz, modes, 3): mode ``m``'s displacement near each grid point

@@ -260,7 +260,8 @@ def clash_tolerant_table(table: np.ndarray) -> np.ndarray:
     Why: rigid-body docking of unbound structures leaves near-native poses with side chains
     that interpenetrate (the bound side-chain conformations are not there), and each such
     pair costs DFIRE +10 energy units (0.157 score); forgiving them ranks those poses much
-    higher (docs/performance.md, blind docking). Used for ranking (``dfire_soft``), not
+    higher (benchmarks/notebook/performance.md, blind docking). Used for ranking (``dfire_soft``),
+    not
     asked of the search.
     """
     backbone = np.zeros(N_TYPES, dtype=bool)
