@@ -200,6 +200,42 @@ def test_a_missing_extra_is_named_before_any_work(tmp_path, monkeypatch, capsys)
     for extra in (["--scoring", "cpydock"], ["--rank-method", "pydock"]):
         _refused(capsys, ["dock", str(REC), str(LIG), "-o", str(out), *SMALL, *extra], "freesasa")
     assert not out.exists()
+    # a setup for a function that cannot run here is refused before its first file
+    setup = ["setup", str(REC), str(LIG), "-o", str(out), "--scoring", "cpydock", "--quiet"]
+    _refused(capsys, setup, "freesasa")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        ((None, LIG, "out"), "receptor must be a file or folder path, got None"),
+        ((REC, None, "out"), "ligand must be a file or folder path, got None"),
+        ((REC, LIG, None), "out must be a file or folder path, got None"),
+        ((3, LIG, "out"), "receptor must be a file or folder path, got 3"),
+    ],
+)
+def test_a_path_argument_that_is_not_a_path_is_one_line(tmp_path, monkeypatch, args, says):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SparkledockError, match=says):
+        sparkledock.dock(*args, quiet=True)
+    with pytest.raises(SparkledockError, match="restraints must be a file or folder path"):
+        sparkledock.dock(REC, LIG, "out", restraints=[None], quiet=True)
+    with pytest.raises(SparkledockError, match="pairs must be a file or folder path"):
+        sparkledock.screen(None, "out", quiet=True)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_named_like_a_scoring_function_does_not_shadow_it(tmp_path, monkeypatch):
+    """``--scoring dfire`` names the function even with a file ``dfire`` in the working
+    folder (a path that is no function's name is still read as a scoring file)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "dfire").write_text("dfire 1\n")  # (LightDock's dfire: sparkledock's pydfire)
+    (tmp_path / "dfire:1,vdw:2").write_text("")
+    assert type(get_scoring("dfire")).__name__ == "DFIRE"
+    assert get_scoring("dfire:1,vdw:2").terms == [("dfire", 1.0), ("vdw", 2.0)]
+    (tmp_path / "mine.txt").write_text("dfire 1\n")
+    assert get_scoring("mine.txt").name == "pydfire"
 
 
 def test_quiet_surprises_are_said(tmp_path):

@@ -130,6 +130,21 @@ def read_dock_result(folder: str | os.PathLike[str]) -> DockResult:
     return DockResult(folder, models, files, timings, record)
 
 
+def _paths(what: str, optional: tuple[str, ...] = (), **given: Any) -> None:
+    """Every path argument of stage ``what`` is a path (``str`` or ``os.PathLike``; those in
+    ``optional`` may be ``None``, ``restraints`` a list of paths), or the call is refused in
+    one line naming the argument, before any work (not a TypeError from pathlib)."""
+    for name, value in given.items():
+        if value is None and name in optional:
+            continue
+        items = value if name == "restraints" and isinstance(value, (list, tuple)) else [value]
+        for item in items:
+            if not isinstance(item, (str, os.PathLike)) or not os.fspath(item):
+                raise SparkledockError(
+                    f"{what}: {name} must be a file or folder path, got {item!r}"
+                )
+
+
 def _engine(value: Any) -> Any:
     """An engine given by name (``"torch"``, ``"numba"``, ``"auto"``) resolved; anything else
     as it is (the type check names a wrong one)."""
@@ -184,6 +199,15 @@ def dock(
     ``restraints``: one file, or several alternatives (candidate patches: each docked in
     ``out/alternative_<n>``, their models ranked together in ``out``). Resumes an
     interrupted docking of the same inputs and options."""
+    _paths(
+        "dock",
+        ("restraints", "reference"),
+        receptor=receptor,
+        ligand=ligand,
+        out=out,
+        restraints=restraints,
+        reference=reference,
+    )
     from .docking import DockOptions
     from .docking import dock as dock_folder
     from .runlog import console_for_api
@@ -261,6 +285,9 @@ def setup(
     (restraint-focused with receptor restraints under ``sparkledock``). The defaults are the
     command's: no normal modes unless ``anm=True`` (as LightDock's setup), OXT atoms, waters
     and hydrogens kept unless ``noxt``/``now``/``noh``."""
+    _paths(
+        "setup", ("restraints",), receptor=receptor, ligand=ligand, out=out, restraints=restraints
+    )
     from .docking.options import setup_spacing
     from .io.lightdock import load_setup
     from .preparation.prepare import SetupOptions
@@ -332,6 +359,7 @@ def run(setup_folder: str | os.PathLike[str], steps: int, **options: Any) -> Run
     fields (``swarms``, ``scoring``, ``scoring_mode``, ``seed``, ``exact``, ``threads``,
     ``gso_config``, the step sizes, ``local_minimization``, ``stop_tolerance``, ``engine``...),
     checked before any work as the command's are."""
+    _paths("run", setup_folder=setup_folder)
     from .engine.options import RunOptions
     from .runlog import console_for_api
 
@@ -369,6 +397,7 @@ def rank(
     without it is refused); ``gso_name``: another file name in each swarm folder. Each
     :class:`~sparkledock.analysis.rank.Ranked` holds swarm, glowworm, pose, luciferin,
     neighbours, vision range and score. Options are checked before any file is read."""
+    _paths("rank", setup_folder=setup_folder)
     from .analysis.cluster import cluster_glowworms
     from .analysis.rank import read_cluster_sizes
     from .analysis.ranking import NEEDS, rerank
@@ -501,6 +530,7 @@ def screen(
     and ``out/screen_summary.csv`` every pair's outcome. ``options``:
     :class:`~sparkledock.docking.DockOptions` fields, checked before any work, as for
     :func:`dock`. Every pair is checked first: a bad pair is reported and the others dock."""
+    _paths("screen", pairs=pairs, out=out)
     from .docking import DockOptions
     from .docking.screen import screen as screen_pairs
     from .runlog import console_for_api
@@ -523,6 +553,7 @@ def evaluate(
     Raises:
         SparkledockError: swapped arguments, or a file that cannot be evaluated.
     """
+    _paths("evaluate", reference=reference, model=model)
     from .analysis.evaluate import evaluate as evaluate_model
     from .analysis.evaluate import refuse_swapped
 

@@ -9,7 +9,6 @@ molecule types its functions can score), and the memory one swarm needs.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import warnings
 from pathlib import Path
@@ -25,23 +24,12 @@ from ..fileutil import check_input_file
 from ..molecule.structure import read_structure
 from ..preparation.inputs import ReadPartners, read_partners
 from ..preparation.prepare import SetupOptions, pose_size
-from ..scoring import check_molecules, get_scoring
+from ..scoring import check_installed, check_molecules, get_scoring
 from .options import DockOptions, check_options, dock_setup_options
 
 #: Runs longer than this are told what their snapshots cost.
 MANY_STEPS = 10_000
 #: The scoring functions each ranking method re-scores with (beyond the search's).
-
-
-def check_installed(function: object, what: str) -> None:
-    """The Python packages a scoring function (each term of a combination) needs."""
-    for f in getattr(function, "functions", (function,)):
-        for package, extra in getattr(f, "requires", {}).items():
-            if importlib.util.find_spec(package) is None:
-                raise SparkledockError(
-                    f"{what}: scoring {f.name!r} needs {package}: pip install "
-                    f"'sparkledock[{extra}]'"
-                )
 
 
 def check_scoring(options: DockOptions) -> None:

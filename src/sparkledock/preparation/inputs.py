@@ -21,7 +21,7 @@ from ..molecule.residues import MEMBRANE_RESIDUE
 from ..molecule.restraints import Restraints
 from ..molecule.structure import PDB_COORDINATE_RANGE, Atoms, centred, clean, read_structure
 from ..molecule.system import Partner
-from ..scoring import check_molecules, get_scoring
+from ..scoring import check_installed, check_molecules, get_scoring
 from .membrane import membrane_atoms
 
 if TYPE_CHECKING:
@@ -101,6 +101,8 @@ def read_partners(
     (``raw``: as already read from those files), cleaned and typed for the scoring function,
     their ``lightdock_*.pdb`` columns, every restraint residue present (one line naming the
     file and residue)."""
+    if options.scoring is not None:  # (a setup for a function that cannot run here)
+        check_installed(get_scoring(options.scoring), f"--scoring {options.scoring}")
     if raw is None:
         raw = read_structure(receptor), read_structure(ligand)
     modes = (options.anm_rec, options.anm_lig) if options.anm else (0, 0)

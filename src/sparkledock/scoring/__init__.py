@@ -10,6 +10,7 @@ device. A new function is a folder of its own (see ``dfire/``) and a line in
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any, Protocol
 
 import numpy as np
@@ -108,7 +109,7 @@ def get_scoring(name: str) -> ScoringFunction:
     combination: ``dfire:1,vdw:0.5`` or a LightDock scoring file (:mod:`.combination`)."""
     from .combination import Combination, parse_scoring
 
-    terms = parse_scoring(name)
+    terms = parse_scoring(name, {*SCORING_FUNCTIONS, *NOT_AVAILABLE})
     functions = []
     seen: dict[type, str] = {}
     for term, _ in terms:
@@ -130,6 +131,18 @@ def get_scoring(name: str) -> ScoringFunction:
     if len(terms) == 1 and terms[0][1] == 1.0:
         return functions[0]
     return Combination(terms, functions)
+
+
+def check_installed(function: object, what: str) -> None:
+    """The Python packages a scoring function (each term of a combination) needs, checked
+    before any work: a missing one is a one-line refusal naming the extra to install."""
+    for f in getattr(function, "functions", (function,)):
+        for package, extra in getattr(f, "requires", {}).items():
+            if importlib.util.find_spec(package) is None:
+                raise EngineError(
+                    f"{what}: scoring {f.name!r} needs {package}: pip install "
+                    f"'sparkledock[{extra}]'"
+                )
 
 
 def check_molecules(function: Any, partner: Partner, source: str = "structure") -> None:

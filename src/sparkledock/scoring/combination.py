@@ -11,6 +11,7 @@ error naming the file and line.
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,9 +59,17 @@ def read_scoring_file(path: str | os.PathLike[str]) -> list[tuple[str, float]]:
     return terms
 
 
-def parse_scoring(spec: str) -> list[tuple[str, float]]:
-    """The ``(name, weight)`` terms of a spec: one name, ``a:w,b:w``, or a scoring file."""
-    if os.path.isfile(spec):
+def names_only(spec: str, known: Collection[str]) -> bool:
+    """Whether ``spec`` names functions only (``dfire``, ``dfire:1,vdw:0.5``): such a spec
+    means the functions even where a file of that name lies in the working folder."""
+    names = [part.strip().partition(":")[0].lower() for part in spec.split(",")]
+    return all(name in known for name in names)
+
+
+def parse_scoring(spec: str, known: Collection[str] = ()) -> list[tuple[str, float]]:
+    """The ``(name, weight)`` terms of a spec: one name, ``a:w,b:w``, or a scoring file (a
+    path that is not a spec of ``known`` function names)."""
+    if os.path.isfile(spec) and not names_only(spec, known):
         terms = read_scoring_file(spec)
     else:
         terms = []
