@@ -263,6 +263,15 @@ def dock_one(args: list[str]) -> None:
         selections.RESTRAINT_PATCH_A = float(chosen.pop("patch"))
     if "per_restraint" in chosen:
         dock_options.DOCK_SETUP_FIXED["swarms_per_restraint"] = int(chosen.pop("per_restraint"))
+    if "filter" in chosen:  # (the restraint filter's fraction; 0: every solution kept)
+        from sparkledock.docking import analyse
+
+        analyse.FILTER_FRACTION = float(chosen.pop("filter"))
+    if chosen.pop("reanalyse", False):  # (a kept docking's analysis done again, as asked)
+        record = Path(out) / "sparkledock_dock.json"
+        data = json.loads(record.read_text())
+        data["ranking"] = {"research": "analysed again"}
+        record.write_text(json.dumps(data) + "\n")
     options = dataclasses.replace(DockOptions(top=10, quiet=True), **chosen)
     dock(receptor, ligand, out, restraints=restraints, reference=reference, options=options)
 
@@ -295,21 +304,36 @@ def face_variant(fraction: float) -> None:
     pipeline.LIGAND_FACE_FRACTION = dict.fromkeys(pipeline.LIGAND_FACE_FRACTION, fraction)
 
 
+def result_name(rank: str = "", tag: str = "") -> str:
+    """A run's result file: ``result.json``, or a kept docking analysed again
+    (``result_<rank>[_<tag>].json``)."""
+    return "result" + "".join(f"_{x}" for x in (rank, tag) if x) + ".json"
+
+
 def docking(
-    folder: Path, restraints: Path, out: Path, keep: bool, variant: str = "{}", rank: str = ""
+    folder: Path,
+    restraints: Path,
+    out: Path,
+    keep: bool,
+    variant: str = "{}",
+    rank: str = "",
+    tag: str = "",
 ) -> dict:
     """Dock one run (or read its result): the ranking's rows, wall time, peak memory and
-    what the run record says was recognised. ``rank``: a kept docking ranked again by that
-    method (its analysis only; ``result_<rank>.json``)."""
-    result = out / (f"result_{rank}.json" if rank else "result.json")
+    what the run record says was recognised. ``rank`` / ``tag``: a kept docking analysed
+    again, by that method / with the research ``variant`` (its analysis only;
+    :func:`result_name`)."""
+    result = out / result_name(rank, tag)
     if result.is_file():
         return json.loads(result.read_text())
     files = complex_inputs(folder)
     work = out / "dock"
-    if rank:
+    again = bool(rank or tag)
+    if again:
         if not (work / "setup").is_dir():
             raise SystemExit(f"{work}: no kept docking to rank again (run with --keep)")
-        variant = json.dumps({**json.loads(variant), "rank_method": rank})
+        extra = {"rank_method": rank} if rank else {}
+        variant = json.dumps({**json.loads(variant), **extra, "reanalyse": True})
     else:
         shutil.rmtree(work, ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
@@ -331,18 +355,24 @@ def docking(
         "knowledge": run.get("result", {}).get("knowledge"),
     }
     result.write_text(json.dumps(record) + "\n")
-    if not keep and not rank:
+    if not keep and not again:
         shutil.rmtree(work, ignore_errors=True)
     return record
 
 
-def merged(runs: list[dict]) -> list[dict]:
-    """The runs' ranked models as one ranking, as ``dock`` ranks alternatives together
-    (:func:`sparkledock.docking.alternatives.merge_rankings`: by the run's score, each run
-    keeping its own order, the study's merge); a single run's ranking as it is."""
+def merged(runs: list[dict], rule: str = "score") -> list[dict]:
+    """The runs' ranked models as one ranking: ``score``, as ``dock`` ranks alternatives
+    together (:func:`sparkledock.docking.alternatives.merge_rankings`: by the run's score,
+    each run keeping its own order, the study's merge), or (research) ``interleave``: each
+    run's first, then each one's second, ... in run order; a single run's as it is."""
     from sparkledock.docking.alternatives import merge_rankings
 
-    return runs[0]["rows"] if len(runs) == 1 else merge_rankings([r["rows"] for r in runs])
+    if len(runs) == 1:
+        return runs[0]["rows"]
+    if rule == "interleave":
+        longest = max(len(r["rows"]) for r in runs)
+        return [r["rows"][i] for i in range(longest) for r in runs if i < len(r["rows"])]
+    return merge_rankings([r["rows"] for r in runs])
 
 
 def run(args: argparse.Namespace) -> None:
@@ -368,13 +398,14 @@ def run(args: argparse.Namespace) -> None:
             for i, path in enumerate(paths):
                 tag = folder.name if len(paths) == 1 else f"{folder.name}.run{i}"
                 where = args.out / scenario / tag
-                name = f"result_{args.rank_method}.json" if args.rank_method else "result.json"
+                name = result_name(args.rank_method, args.tag)
                 if args.table and not (where / name).is_file():
                     break
-                runs.append(docking(folder, path, where, args.keep, args.variant, args.rank_method))
+                runs.append(docking(folder, path, where, args.keep, args.variant,
+                                    args.rank_method, args.tag))  # fmt: skip
             if len(runs) < len(paths):
                 continue
-            rows = merged(runs)
+            rows = merged(runs, args.merge)
             classes = {n: best_class(rows, n) for n in TOPS}
             classes[0] = best_class(rows, len(rows))
             for n in hits:
@@ -423,6 +454,10 @@ def main(argv: list[str] | None = None) -> None:
         "--rank-method", default="", help="research: rank the kept dockings again by this "
         "method (their analysis only)",
     )  # fmt: skip
+    r.add_argument("--tag", default="", help="research: the name of a --variant's analysis "
+                   "of the kept dockings (result_<rank>_<tag>.json)")  # fmt: skip
+    r.add_argument("--merge", default="score", choices=("score", "interleave"),
+                   help="research: how the merged scenarios' runs are ranked together")  # fmt: skip
     r.add_argument(
         "--variant", default="{}", help="research: a JSON of placement and DockOptions changes "
         "(see dock_one); the default dock unless given",

@@ -40,7 +40,10 @@ def test_site_dockings_run_the_restrained_protocol_whatever_the_blind_one():
     assert (site.protocol, site.swarm_spacing, site.rank_method) == (
         "sparkledock", RESTRAINED_SPACING_A, "learned",
     )  # fmt: skip
-    assert (site.redock_sites, site.swarms, site.top, site.steps, site.seed) == (0, 0, 1, 7, 5)
+    # the user's 40 swarms bound the stage: a tenth of them per site (SITE_DEFAULT sites)
+    assert (site.redock_sites, site.swarms, site.top, site.steps, site.seed) == (0, 4, 1, 7, 5)
+    unsized = with_defaults(site_options(DockOptions(redock_sites=3)), restrained=True)
+    assert unsized.swarms == 0  # (each site covers its patch, as a restrained docking)
 
 
 def test_the_protocol_docks_ten_sites_of_a_blind_protein_docking_unless_told(example_poses):

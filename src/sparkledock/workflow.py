@@ -402,6 +402,7 @@ def rank(
     from .analysis.rank import read_cluster_sizes
     from .analysis.ranking import NEEDS, rerank
     from .io.lightdock import load_setup, read_gso_output
+    from .io.pack import ensure_unpacked
     from .io.setupdir import SetupDir
 
     if method not in NEEDS:
@@ -412,6 +413,7 @@ def rank(
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
         raise SparkledockError(f"rank: steps must be an integer from 0, got {steps!r}")
     folder = SetupDir(Path(setup_folder))
+    ensure_unpacked(folder.root)  # (a finished docking's packed swarm files)
     loaded = None if (method == "dfire" and not diverse) else load_setup(folder.root)
 
     def setup() -> DockingSetup:

@@ -3,7 +3,9 @@
 A run writes every swarm's glowworms each ``SAVE_EVERY`` steps (LightDock's ``gso_<step>.out``
 snapshots, kept for resume and for users). Reading the score column of those snapshots gives
 each swarm's trajectory without any bookkeeping in the engine: every backend, MPI and resumed
-runs alike, and dockings made before this existed.
+runs alike, and dockings made before this existed. A finished docking that drops its earlier
+snapshots (:mod:`sparkledock.io.pack`) keeps this table first (:func:`keep_convergence`), and
+it is read from there.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..fileutil import atomic_write_bytes
+from ..io.pack import convergence_path
 from ..io.setupdir import SetupDir
 
 
@@ -57,7 +61,31 @@ def swarm_convergence(
     snapshot holds the starting poses with placeholder scores (0), not scores."""
     saved = sorted({*range(max(every, 1), steps + 1, max(every, 1)), steps})
     ids = np.asarray(list(swarms), dtype=np.int64)
+    kept = convergence_path(folder.root)
+    if kept.is_file():  # (the snapshots were dropped: the table kept before)
+        with np.load(kept) as table:
+            rows = {int(s): i for i, s in enumerate(table["swarms"])}
+            cols = {int(t): j for j, t in enumerate(table["steps"])}
+            best = np.full((len(ids), len(saved)), np.nan)
+            for a, s in enumerate(ids):
+                for b, t in enumerate(saved):
+                    if int(s) in rows and t in cols:
+                        best[a, b] = table["best"][rows[int(s)], cols[t]]
+        return SwarmConvergence(np.array(saved), ids, best)
     best = np.array(
         [[snapshot_best(folder.gso(int(s), t)) for t in saved] for s in ids], dtype=np.float64
     ).reshape(len(ids), len(saved))
     return SwarmConvergence(np.array(saved), ids, best)
+
+
+def keep_convergence(folder: SetupDir, swarms: Sequence[int], steps: int, every: int) -> None:
+    """Write :func:`swarm_convergence`'s table of every swarm in ``swarms`` to the setup
+    folder (once: a table there is kept), before its snapshots are dropped."""
+    import io
+
+    if convergence_path(folder.root).is_file():
+        return
+    table = swarm_convergence(folder, swarms, steps, every)
+    buffer = io.BytesIO()
+    np.savez(buffer, steps=table.steps, swarms=table.swarms, best=table.best)
+    atomic_write_bytes(convergence_path(folder.root), buffer.getvalue())

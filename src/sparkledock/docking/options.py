@@ -146,6 +146,15 @@ class DockOptions:
         "implicit solvent) into refined/, reporting clashes before and after (needs "
         "sparkledock[refine])", action="store_true",
     )  # fmt: skip
+    #: keep every swarm's files as the run wrote them (LightDock's tools read each saved
+    #: step); otherwise a finished docking packs them into one archive and drops the earlier
+    #: snapshots (:mod:`sparkledock.io.pack`); not in the key (the results are the same)
+    keep_trajectories: bool = option(
+        False, "--keep-trajectories", help="keep every swarm's gso file of every saved step "
+        "(what LightDock's tools read; kept anyway under --protocol lightdock); otherwise a "
+        "finished docking packs its swarm files into setup/swarms.tar.gz and keeps only each "
+        "swarm's last step", action="store_true",
+    )  # fmt: skip
     #: :data:`PROTOCOLS`: the defaults of the options left None (placement, search, ranking);
     #: always in the key: a folder made before protocols existed never resumes under a new
     #: default

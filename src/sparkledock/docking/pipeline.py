@@ -29,6 +29,7 @@ from ..runlog import LOGGER, RunRecord, file_record, untimed
 from .alternatives import dock_alternatives
 from .analyse import analyse, ranking_identity
 from .checks import check_docking, check_ranked_molecules, check_ranking
+from .disk import settle
 from .options import (
     LIGAND_FACE_FRACTION,
     DockOptions,
@@ -237,6 +238,7 @@ def dock(
                         f"{out} holds this docking, finished: nothing to do (its results are "
                         "there; --force docks it again)"
                     )
+                    settle(out, options)  # (a packing killed half-way ends now)
                 else:
                     LOGGER.info(f"resuming the docking in {out} (it reached: {record['stage']})")
                     runrec.continue_from(out)
@@ -278,6 +280,7 @@ def dock(
             if share is not None:
                 share.close()
         write_record(out, key, "done", history, options.scoring_mode, ranking_identity(options))
+        settle(out, options)
         runrec.finish()
         return out
 

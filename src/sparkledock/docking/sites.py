@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import os
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from ..analysis.contacts import pose_interfaces
 from ..analysis.learned import outside
 from ..analysis.rank import Ranked
 from ..analysis.ranking import landmark_atoms, landmarks, leaders
-from ..errors import SparkledockError
+from ..errors import SparkledockError, SparkledockWarning
 from ..fileutil import atomic_write_text
 from ..molecule.system import DockingSetup
 from ..runlog import LOGGER
@@ -67,6 +68,8 @@ def site_count(options: DockOptions, setup: DockingSetup) -> int:
     if why is not None:
         LOGGER.info(f"no sites docked again by default: {why}")
         return 0
+    if options.swarms > 0:  # (the user's size bounds the stage: a swarm per site at least)
+        return min(SITE_DEFAULT, options.swarms)
     return SITE_DEFAULT
 
 
@@ -89,9 +92,14 @@ def _dock_jobs(
     rank: int,
     size: int,
 ) -> None:
-    """Dock this rank's share of ``jobs`` (every ``size``-th from ``rank``), one process each."""
+    """Dock this rank's share of ``jobs`` (every ``size``-th from ``rank``), one process each.
+    Their warnings are not repeated: the blind docking said those of its inputs, and the
+    sites' restraints are the stage's own, not the user's (a site whose models miss 40 % of
+    them is not news)."""
     for job in jobs[rank::size]:
-        dock(job.receptor, job.ligand, job.folder, restraints=job.restraints, options=options)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SparkledockWarning)
+            dock(job.receptor, job.ligand, job.folder, restraints=job.restraints, options=options)
 
 
 class SiteShare:
@@ -173,11 +181,17 @@ def site_options(options: DockOptions) -> DockOptions:
     engine, seed, threads, anm, scoring) under the sparkledock protocol's restrained
     defaults for placement, search mode, stopping and ranking (whatever the blind docking's
     protocol: LightDock's 20 swarms per restraint residue and exact search would make each
-    site cost several blind dockings); one model; no nested sites."""
+    site cost several blind dockings); one model; no nested sites. Swarms the user gave
+    bound the stage: each site docks with a :data:`~.options.SITE_DEFAULT`-th of them (one
+    at least; the default stage docks at most as many sites, :func:`site_count`, so it costs
+    at most the search's size, and the share does not change with the number of sites, so
+    a finished docking asked for more keeps its site dockings); otherwise each site covers
+    its patch as a restrained docking does."""
+    swarms = max(1, options.swarms // SITE_DEFAULT) if options.swarms > 0 else 0
     return dataclasses.replace(
         options, redock_sites=0, rank_method=None, scoring_mode=None, swarm_spacing=None,
-        stop_tolerance=None, swarms=0, top=1, refine=False, diverse=False, paratope=False,
-        quiet=True, protocol="sparkledock",
+        stop_tolerance=None, swarms=swarms, top=1, refine=False, diverse=False,
+        paratope=False, quiet=True, protocol="sparkledock", keep_trajectories=False,
     )  # fmt: skip
 
 
@@ -230,10 +244,17 @@ def redock_sites(
             f"interface residues as restraints, docking into {folder}"
         )
         jobs.append(SiteJob(n, str(receptor), str(ligand), str(folder), str(restraints)))
+    chosen = site_options(options)
+    if jobs:
+        each = f"{chosen.swarms} swarm(s)" if chosen.swarms else "swarms covering its site"
+        LOGGER.info(
+            f"sites: {len(jobs)} of the blind ranking's sites docked again, each with {each} "
+            f"× {chosen.glowworms} glowworms × {chosen.steps} steps (--redock-sites 0: none)"
+        )
     if share is not None:
-        share.dock(jobs, site_options(options), dock)
+        share.dock(jobs, chosen, dock)
     else:
-        _dock_jobs(jobs, site_options(options), dock, 0, 1)
+        _dock_jobs(jobs, chosen, dock, 0, 1)
     models = []
     for job in jobs:
         n, folder = job.site, Path(job.folder)

@@ -20,6 +20,7 @@ from ..molecule.geometry import lightdock_rotate
 from ..molecule.pose import PoseLayout
 from ..molecule.structure import Atoms, centred, clean, lightdock_centre, read_structure
 from ..molecule.system import DockingSetup, Partner
+from .pack import ensure_unpacked, unpack_for
 from .setupdir import (
     LIG_MODES_FILE,
     REC_MODES_FILE,
@@ -97,6 +98,7 @@ def load_setup(setup_dir: str | os.PathLike[str]) -> DockingSetup:
         config = json.loads(setup_json.read_text())
     except json.JSONDecodeError as exc:
         raise InputFileError(f"{setup_json}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+    ensure_unpacked(setup_dir)  # (a finished docking's swarm files, read as they were)
     for key in ("receptor_pdb", "ligand_pdb"):
         if key not in config:
             raise InputFileError(f"{setup_json}: missing key {key!r}")
@@ -326,6 +328,8 @@ def read_gso_output(path: str | os.PathLike[str]) -> GSOOutput:
         InputFileError: missing file or a malformed line (named).
     """
     path = Path(path)
+    if not path.is_file():  # (a finished docking's packed swarm files)
+        unpack_for(path)
     rows = []
     for lineno, line in enumerate(read_text_input(path, "gso").splitlines(), start=1):
         if not line.strip() or line.startswith("#"):

@@ -1,0 +1,53 @@
+"""What a finished docking keeps on disk: the disk budget of a screen of many pairs.
+
+A finished docking keeps what its user reads (models, ``ranking.csv``, ``interface.csv``,
+``report.html``, ``run.json``), what it needs to be ranked again or resumed (its record, the
+setup's structures and modes, each swarm's last snapshot and clusters) and nothing else: the
+swarm files go into one archive and the earlier snapshots are dropped
+(:mod:`sparkledock.io.pack`; the report's convergence table is kept first). Under
+``--protocol lightdock`` or with ``--keep-trajectories`` every file stays as the run wrote it,
+for LightDock's tools.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..analysis.convergence import keep_convergence
+from ..engine.spec import SAVE_EVERY
+from ..io.pack import ensure_unpacked, pack, pack_path
+from ..io.setupdir import SetupDir
+from ..runlog import LOGGER
+from .options import DockOptions
+
+
+def keeps_everything(options: DockOptions) -> bool:
+    """Whether a docking keeps every swarm file (LightDock's tools read them)."""
+    return options.keep_trajectories or options.protocol == "lightdock"
+
+
+def settle(out: Path, options: DockOptions) -> None:
+    """A finished docking's swarm files packed (or, when it keeps everything, unpacked
+    again). Safe to repeat and to kill at any moment: the archive is written whole before
+    anything is removed, and an archive that exists is kept."""
+    folder = SetupDir(out / "setup")
+    if not folder.setup_json.is_file():
+        return
+    if keeps_everything(options):
+        if ensure_unpacked(folder.root):
+            LOGGER.info(
+                f"{folder.root}: swarm files unpacked (the snapshots before the last step "
+                "were dropped when it was packed)"
+            )
+        return
+    if not pack_path(folder.root).is_file():
+        swarms = json.loads(folder.setup_json.read_text()).get("swarms")
+        ids = range(int(swarms)) if isinstance(swarms, int) else []
+        keep_convergence(folder, ids, options.steps, SAVE_EVERY)
+    archived, removed = pack(folder.root, options.steps)
+    if removed:
+        LOGGER.info(
+            f"packed {archived} swarm files into {pack_path(folder.root)}, {removed} files "
+            "removed (--keep-trajectories keeps them)"
+        )
