@@ -47,7 +47,7 @@ def settle(out: Path, options: DockOptions) -> None:
         keep_convergence(folder, ids, options.steps, SAVE_EVERY)
     archived, removed = pack(folder.root, options.steps)
     if removed:
-        LOGGER.info(
+        LOGGER.debug(
             f"packed {archived} swarm files into {pack_path(folder.root)}, {removed} files "
             "removed (--keep-trajectories keeps them)"
         )
