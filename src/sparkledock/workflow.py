@@ -387,22 +387,35 @@ def rank(
     diverse: bool = False,
     unclustered: str = "cluster",
     gso_name: str | None = None,
+    solutions: str | os.PathLike[str] | Sequence[Ranked] | None = None,
+    restraints: str | os.PathLike[str] | Restraints | None = None,
 ) -> list[Ranked]:
     """The rank stage (``sparkledock rank``, ``lgd_rank.py``): the solutions of a run at
     ``steps`` in ``method``'s order (``dfire``: by score, LightDock's; see
     :data:`~sparkledock.analysis.ranking.NEEDS`), ``diverse``: near-duplicates moved back.
     Solutions are each swarm's cluster representatives (a swarm without ``cluster.repr``: as
-    ``unclustered`` says, :data:`UNCLUSTERED`), or with ``clusters=False`` every glowworm.
-    ``swarms``: which swarms (default: every swarm with a ``gso_<steps>.out``; a listed one
-    without it is refused); ``gso_name``: another file name in each swarm folder. Each
+    ``unclustered`` says, :data:`UNCLUSTERED`), or with ``clusters=False`` every glowworm;
+    ``solutions`` (a ranking file or list, e.g. :func:`filter_ranking`'s ``kept``): only
+    those, ordered among themselves, as a restrained ``dock`` orders what its filter kept.
+    ``restraints``: what a method that reads restraint satisfaction (``learned``,
+    ``restraints``) counts (default: the docking's own, from its setup). ``swarms``: which
+    swarms (default: every swarm with a ``gso_<steps>.out``; a listed one without it is
+    refused); ``gso_name``: another file name in each swarm folder. Each
     :class:`~sparkledock.analysis.rank.Ranked` holds swarm, glowworm, pose, luciferin,
-    neighbours, vision range and score. Options are checked before any file is read."""
+    neighbours, vision range and score. Options are checked before any file is read.
+
+    ``dock``'s ranking from its folder ``d`` (steps ``n``): restrained, ``rank(d/"setup", n,
+    method="learned", solutions=filter_ranking(d/"setup", rank(d/"setup", n)).kept)``;
+    blind, its site models (each ``d/sites/site_<i>`` a restrained docking) ahead of
+    ``rank(d/"setup", n, method="learned_blind")``."""
     _paths("rank", setup_folder=setup_folder)
     from .analysis.cluster import cluster_glowworms
-    from .analysis.rank import read_cluster_sizes
-    from .analysis.ranking import NEEDS, rerank
+    from .analysis.rank import read_cluster_sizes, read_ranking
+    from .analysis.ranking import NEEDS, rerank, rerank_kept
+    from .engine.context import setup_restraints
     from .io.lightdock import load_setup, read_gso_output
     from .io.pack import ensure_unpacked
+    from .io.restraints import read_restraints
     from .io.setupdir import SetupDir
 
     if method not in NEEDS:
@@ -412,9 +425,21 @@ def rank(
         raise SparkledockError(f"rank: unclustered must be one of {known}, got {unclustered!r}")
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
         raise SparkledockError(f"rank: steps must be an integer from 0, got {steps!r}")
+    if isinstance(solutions, str | os.PathLike):
+        solutions = read_ranking(solutions)
+    if isinstance(restraints, str | os.PathLike):
+        restraints = read_restraints(restraints)
     folder = SetupDir(Path(setup_folder))
     ensure_unpacked(folder.root)  # (a finished docking's packed swarm files)
-    loaded = None if (method == "dfire" and not diverse) else load_setup(folder.root)
+    by_score = method == "dfire" and not diverse and solutions is None
+    loaded = None if by_score else load_setup(folder.root)
+    if loaded is not None and restraints is None and "satisfaction" in NEEDS[method]:
+        restraints = setup_restraints(loaded)  # (the docking's own)
+        if restraints is None:
+            raise SparkledockError(
+                f"rank: ranking {method!r} needs restraints and {folder.root} was set up "
+                "without any (give restraints=)"
+            )
 
     def setup() -> DockingSetup:
         nonlocal loaded
@@ -451,13 +476,23 @@ def rank(
         from .analysis.rank import rank_glowworms
 
         return rank_glowworms(chosen)
-    return rerank(loaded, chosen, method, diverse, cluster_sizes=sizes)
+    if solutions is not None:
+        for r in solutions:
+            if r.swarm not in chosen or not 0 <= r.glowworm < len(chosen[r.swarm][0].scores):
+                raise SparkledockError(
+                    f"rank: solution swarm {r.swarm} glowworm {r.glowworm} is not one of "
+                    f"{folder.root}'s ranked swarms at step {steps}"
+                )
+        return rerank_kept(
+            loaded, chosen, list(solutions), method, diverse, restraints, cluster_sizes=sizes
+        )
+    return rerank(loaded, chosen, method, diverse, restraints, cluster_sizes=sizes)
 
 
 def filter_ranking(
     setup_folder: str | os.PathLike[str] | DockingSetup,
     ranking: str | os.PathLike[str] | list[Ranked],
-    restraints: str | os.PathLike[str] | Restraints,
+    restraints: str | os.PathLike[str] | Restraints | None = None,
     *,
     fnat: float | None = 0.4,
     cutoff: float = 5.0,
@@ -469,10 +504,12 @@ def filter_ranking(
     restraint satisfaction (active restraint residues of both partners, passive ones too on
     request, within ``cutoff`` Å of the other partner; ``molecules``: which atoms of the
     receptor and the ligand count: all, protein or nucleic) and those satisfying at least
-    ``fnat`` (:class:`~sparkledock.analysis.filter.Filtered`). The cutoff and fraction are
-    checked before any file is read."""
+    ``fnat`` (:class:`~sparkledock.analysis.filter.Filtered`); ``restraints`` default: the
+    docking's own, from its setup. The cutoff and fraction are checked before any file is
+    read."""
     from .analysis.filter import MOLECULES, check_filter, filter_solutions
     from .analysis.rank import read_ranking
+    from .engine.context import setup_restraints
     from .io.lightdock import load_setup
     from .io.restraints import read_restraints
 
@@ -483,6 +520,12 @@ def filter_ranking(
     if isinstance(restraints, str | os.PathLike):
         restraints = read_restraints(restraints)
     loaded = setup_folder if hasattr(setup_folder, "layout") else load_setup(setup_folder)
+    if restraints is None:
+        restraints = setup_restraints(loaded)
+        if restraints is None:
+            raise SparkledockError(
+                f"filter: {loaded.path} was set up without restraints (give restraints=)"
+            )
     positive = [r for r in solutions if r.score > 0.0]  # (LightDock drops the others first)
     return filter_solutions(loaded, positive, restraints, fnat, cutoff, include_passive, molecules)
 

@@ -364,6 +364,28 @@ def order(method: str, features: dict[str, np.ndarray]) -> np.ndarray:
     return np.lexsort((np.arange(len(score)), -score, -key))
 
 
+def rerank_kept(
+    setup: DockingSetup,
+    chosen: dict[int, tuple[GSOOutput, Sequence[int] | None]],
+    kept: Sequence[Ranked],
+    method: str,
+    diversify: bool = False,
+    restraints: Restraints | None = None,
+    cluster_sizes: dict[tuple[int, int], int] | None = None,
+) -> list[Ranked]:
+    """``kept`` (solutions of ``chosen``'s swarms: those a restraint filter kept) in
+    ``method``'s order among themselves, the population counted over every final glowworm of
+    ``chosen``: a restrained docking's last ranking, what ``dock`` and :func:`sparkledock.rank`
+    with ``solutions`` share."""
+    ids: dict[int, tuple[GSOOutput, list[int]]] = {}
+    for r in kept:
+        ids.setdefault(r.swarm, (chosen[r.swarm][0], []))[1].append(r.glowworm)
+    everyone = np.concatenate([data.poses for data, _ in chosen.values()])
+    return rerank(
+        setup, ids, method, diversify, restraints, everyone=everyone, cluster_sizes=cluster_sizes
+    )
+
+
 def rerank(
     setup: DockingSetup,
     chosen: dict[int, tuple[GSOOutput, Sequence[int] | None]],

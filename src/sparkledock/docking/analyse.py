@@ -17,7 +17,7 @@ from ..analysis.convergence import swarm_convergence
 from ..analysis.filter import filter_solutions
 from ..analysis.models import write_models
 from ..analysis.rank import rank_glowworms, write_ranking
-from ..analysis.ranking import rerank
+from ..analysis.ranking import rerank, rerank_kept
 from ..analysis.report import Cluster, interface_csv, write_report
 from ..engine.context import setup_restraints
 from ..engine.spec import SAVE_EVERY
@@ -235,13 +235,9 @@ def analyse(
         if reorder:  # the kept solutions only: a consensus ranks them among themselves
             with stage("rerank", f"{len(ranking)} solutions by {method}") as info:
                 info.update(_model_identity(options.rank_method))
-                kept_ids: dict[int, tuple[GSOOutput, list[int]]] = {}
-                for r in ranking:
-                    kept_ids.setdefault(r.swarm, (chosen[r.swarm][0], []))[1].append(r.glowworm)
-                everyone = np.concatenate([data.poses for data, _ in chosen.values()])
-                ranking = rerank(
-                    setup, kept_ids, options.rank_method, options.diverse, docked_with,
-                    everyone=everyone, cluster_sizes=population,
+                ranking = rerank_kept(
+                    setup, chosen, ranking, options.rank_method, options.diverse, docked_with,
+                    cluster_sizes=population,
                 )  # fmt: skip
     best = ranking[: options.top]
     names = [f"top_{i + 1}.pdb" for i in range(len(best))]
