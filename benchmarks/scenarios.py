@@ -272,7 +272,12 @@ def dock_one(args: list[str]) -> None:
         data = json.loads(record.read_text())
         data["ranking"] = {"research": "analysed again"}
         record.write_text(json.dumps(data) + "\n")
+    alternative = chosen.pop("alternative", False)
     options = dataclasses.replace(DockOptions(top=10, quiet=True), **chosen)
+    if alternative:  # (one run of a multi-run scenario: what ``dock -r A -r B`` docks it with)
+        from sparkledock.docking.alternatives import alternative_options
+
+        options = alternative_options(options)
     dock(receptor, ligand, out, restraints=restraints, reference=reference, options=options)
 
 
@@ -401,7 +406,10 @@ def run(args: argparse.Namespace) -> None:
                 name = result_name(args.rank_method, args.tag)
                 if args.table and not (where / name).is_file():
                     break
-                runs.append(docking(folder, path, where, args.keep, args.variant,
+                variant = args.variant
+                if len(paths) > 1:  # (each run an alternative, as ``dock -r A -r B`` docks it)
+                    variant = json.dumps({**json.loads(variant), "alternative": True})
+                runs.append(docking(folder, path, where, args.keep, variant,
                                     args.rank_method, args.tag))  # fmt: skip
             if len(runs) < len(paths):
                 continue

@@ -28,6 +28,20 @@ def test_the_shipped_trees_equal_lightgbms_predictions():
     assert len(record["training_complexes"]) >= 30
 
 
+def test_the_partial_knowledge_trees_equal_lightgbms_predictions():
+    """The partial-knowledge model: its trees give LightGBM's predictions and it read only
+    training scenarios' dockings (dock's use of it: tests/test_partial_knowledge.py)."""
+    from sparkledock.analysis.learned import PARTIAL
+
+    trees, record = shipped_model("partial")
+    got = trees.predict(np.array(record["check"]["rows"]))
+    np.testing.assert_allclose(got, record["check"]["predictions"], rtol=0, atol=1e-9)
+    assert [tuple(f) for f in record["features"]] == list(PARTIAL)
+    twenty = {p.name for p in BENCH.parent.glob("bench*/*") if p.is_dir()}
+    assert twenty.isdisjoint(record["training_complexes"])
+    assert len(record["training_dockings"]) >= 100
+
+
 def test_the_shipped_model_orders_a_stored_pool_as_lightgbm_did():
     """The restrained model on the twenty's archived 3AAD pool (the 155 representatives the
     40 % filter keeps, of 961): its first ten, the golden order LightGBM's own predictions of

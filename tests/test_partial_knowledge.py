@@ -67,8 +67,9 @@ def test_alternatives_are_docked_each_and_ranked_together(tmp_path):
     files = {"receptor": example_dir() / "2X9A_r_u.pdb", "ligand": example_dir() / "2X9A_l_u.pdb"}
     options = DockOptions(**SMALL)
     out = dock(**files, out=tmp_path / "both", restraints=paths, options=options)
+    as_patch = DockOptions(**SMALL, rank_method="learned_partial")  # (an alternative's ranking)
     alone = [
-        dock(**files, out=tmp_path / f"alone{n}", restraints=p, options=options)
+        dock(**files, out=tmp_path / f"alone{n}", restraints=p, options=as_patch)
         for n, p in enumerate(paths, start=1)
     ]
     merged = list(csv.DictReader((out / "ranking.csv").open()))
@@ -101,7 +102,11 @@ def test_alternatives_are_docked_each_and_ranked_together(tmp_path):
     record = json.loads((out / "run.json").read_text())
     alternatives = record["result"]["knowledge"]["alternatives"]
     assert [a["level"] for a in alternatives] == ["both sides", "both sides"]
-    assert [a["rank_method"] for a in alternatives] == ["learned", "learned"]
+    # a patch among alternatives ranks by the partial-knowledge model, whatever its level
+    assert [a["rank_method"] for a in alternatives] == ["learned_partial", "learned_partial"]
+    for n in (1, 2):
+        own = json.loads((out / f"alternative_{n}" / "run.json").read_text())
+        assert own["options"]["rank_method"] == "learned_partial"
     assert record["result"]["merge"] == "score" and record["status"] == "done"
     # done: asked again, the same files
     before = (out / "ranking.csv").read_bytes()
@@ -155,10 +160,10 @@ def test_the_command_line_takes_alternatives_as_repeated_restraints(tmp_path):
     ("level", "method"),
     [
         ("both sides", "learned"),
-        ("one pair", "learned_blind"),
+        ("one pair", "dfire"),
         ("ligand side", "learned"),
-        ("receptor side", "learned_blind"),
-        ("one receptor residue", "learned_blind"),
+        ("receptor side", "learned_partial"),
+        ("one receptor residue", "learned_partial"),
     ],
 )
 def test_the_ranking_follows_what_the_restraints_leave_unknown(level, method):
@@ -208,12 +213,12 @@ def test_one_receptor_residue_is_docked_and_ranked_as_recognised(tmp_path):
     ensure_unpacked(out / "setup")  # (a finished docking packs its starting files)
     docked = (out / "setup" / "init" / "initial_positions_0.dat").read_text()
     assert docked == starts[1] and docked != starts[0]
-    assert record["options"]["rank_method"] == "learned_blind"
+    assert record["options"]["rank_method"] == "learned_partial"
     report = (out / "report.html").read_text()
     assert "Restraints: one receptor residue (1 receptor and 0 ligand residues); ranked by " in (
         report
     )
     assert f"started facing {len(face)} likely interface residues" in report
     assert json.loads((out / "sparkledock_dock.json").read_text())["ranking"]["rank_method"] == (
-        "learned_blind"
+        "learned_partial"
     )

@@ -6,6 +6,10 @@ shipped as arrays and evaluated here without LightGBM (:data:`MODELS`).
   restraint terms, ``dfire_soft``, MJ3h, restraint satisfaction (active residues; active and
   passive), cluster size and population (:data:`RESTRAINED`); fitted on the restrained
   dockings of training complexes only (``benchmarks/restrained_learned.py --export``).
+* ``partial`` (ranking ``learned_partial``): each solution a partial-knowledge docking's
+  filter keeps (one side, one residue, a patch among alternatives) by the blind model's
+  features, DFIRE and the satisfaction of what was given (:data:`PARTIAL`); fitted on the
+  training scenarios' dockings only (``benchmarks/partial_learned.py --export``).
 * ``blind`` (ranking ``learned_blind``): each representative of a docking without restraints
   by the ranks of its score and re-scores, cluster size and population, and the values of
   its interface sizes and standing in its swarm (:data:`BLIND`, :mod:`.features`); fitted on
@@ -69,16 +73,25 @@ BLIND_SITE = (
 )  # fmt: skip
 #: The shipped blind model's features, in its column order.
 BLIND = BLIND_BASE
+#: The partial-knowledge model's: the blind model's, DFIRE without restraint terms, and the
+#: satisfaction of what was given (active residues; active and passive), as ranks.
+PARTIAL = (
+    *BLIND_BASE, ("dfire", "rank"), ("satisfaction_active", "rank"), ("satisfaction", "rank"),
+)  # fmt: skip
 #: The shipped models (``data/``) and their features.
 MODELS = {
     "restrained": ("restrained_ranker.json", RESTRAINED),
     "blind": ("blind_ranker.json", BLIND),
+    "partial": ("partial_ranker.json", PARTIAL),
 }
 #: The ranking methods that use a shipped model, and which.
-METHOD_MODELS = {"learned": "restrained", "learned_blind": "blind"}
+METHOD_MODELS = {"learned": "restrained", "learned_blind": "blind", "learned_partial": "partial"}
 #: What a learned method ranks by outside its model's training domain (:func:`outside`):
-#: the blind model learned on protein-protein dockings without membranes or CDRs.
-FALLBACK = {"learned_blind": ("soft_consensus", "paratope")}
+#: the blind and partial models learned on protein-protein dockings without membranes or CDRs.
+FALLBACK = {
+    "learned_blind": ("soft_consensus", "paratope"),
+    "learned_partial": ("restraints", "paratope"),
+}
 #: The restrained model's features' names (kept for readers of the earlier spelling).
 FEATURES = tuple(name for name, _ in RESTRAINED)
 MODEL_FILE = MODELS["restrained"][0]
@@ -233,7 +246,8 @@ def outside(setup: DockingSetup) -> str | None:
 def in_domain(method: str, setup: DockingSetup) -> tuple[str, str | None]:
     """The method a docking is ranked by when ``method`` is asked for: a learned one outside
     its training domain falls back (:data:`FALLBACK`: to ``paratope`` for a ``--paratope``
-    docking, else ``soft_consensus``), with the reason."""
+    docking, else ``soft_consensus``, or ``restraints`` for the partial model), with the
+    reason."""
     if method not in FALLBACK:
         return method, None
     why = outside(setup)

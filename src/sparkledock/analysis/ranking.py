@@ -183,6 +183,9 @@ NEEDS = {
         *CONTACTS,
     ),
 }
+NEEDS["learned_partial"] = (
+    *NEEDS["learned_blind"], "dfire", "satisfaction", "satisfaction_active",
+)  # fmt: skip
 
 #: The ranking ``dock`` uses without restraints (when the search scores with DFIRE), and
 #: with them (LightDock's protocol, or another scoring function: by score; a DFIRE search
@@ -206,11 +209,19 @@ DFIRE_SEARCH = ("dfire", "fastdfire")
 
 
 #: The levels of knowledge (:data:`sparkledock.molecule.restraints.LEVELS`) whose restrained
-#: dockings rank by :data:`BLIND_DEFAULT`: with the ligand's side unknown, or one residue of
-#: each side, the blind model (which reads where each pose binds on both partners) beats the
-#: model fitted on whole, two-sided interfaces on training scenarios (benchmarks/scenarios.py;
-#: benchmarks/notebook/performance.md, "Partial knowledge").
-BLIND_RANKED_LEVELS = ("one receptor residue", "receptor side", "one pair")
+#: dockings rank by :data:`PARTIAL_DEFAULT`, the model fitted on the training scenarios'
+#: dockings: with the ligand's side unknown it beat, held out by complex, the models fitted
+#: on whole interfaces and on blind dockings (benchmarks/partial_learned.py;
+#: benchmarks/notebook/performance.md, "Partial knowledge, second part"). An alternative
+#: patch (``dock -r A -r B``) ranks by it too (:data:`ALTERNATIVE_LEVEL`).
+PARTIAL_RANKED_LEVELS = ("one receptor residue", "receptor side", "alternative patch")
+#: What :func:`default_method` is told for one alternative of several (its restraints' own
+#: level aside): a patch that may or may not be the interface.
+ALTERNATIVE_LEVEL = "alternative patch"
+#: The levels ranked by the run's score (LightDock's ranking): one residue of each side,
+#: where no fitted model beat the score held out on training scenarios (the same page).
+SCORE_RANKED_LEVELS = ("one pair",)
+PARTIAL_DEFAULT = "learned_partial"
 
 
 def default_method(
@@ -220,15 +231,20 @@ def default_method(
     ranks by score): for a DFIRE search, :data:`BLIND_DEFAULT` without restraints (where
     ranking by DFIRE loses most near-native solutions), :data:`PARATOPE_DEFAULT` on an
     antibody's CDRs (``paratope``) and :data:`RESTRAINED_DFIRE_DEFAULT` with restraints
-    (chosen on the training complexes), :data:`BLIND_DEFAULT` again where they leave the
-    ligand's side unknown or give one pair (``level`` in :data:`BLIND_RANKED_LEVELS`); by the
-    search's own score for another scoring function or a combination (the user's choice of
-    ranking too)."""
+    (chosen on the training complexes), :data:`PARTIAL_DEFAULT` where they leave the
+    ligand's side unknown or are one alternative of several (``level`` in
+    :data:`PARTIAL_RANKED_LEVELS`), the score where they give one pair
+    (:data:`SCORE_RANKED_LEVELS`); by the search's own score for another scoring function or
+    a combination (the user's choice of ranking too)."""
     if scoring not in DFIRE_SEARCH:
         return RESTRAINED_DEFAULT
-    if restrained and level not in BLIND_RANKED_LEVELS:
+    if restrained and level not in (*PARTIAL_RANKED_LEVELS, *SCORE_RANKED_LEVELS):
         return RESTRAINED_DFIRE_DEFAULT
-    return PARATOPE_DEFAULT if paratope else BLIND_DEFAULT
+    if paratope:
+        return PARATOPE_DEFAULT
+    if not restrained:
+        return BLIND_DEFAULT
+    return PARTIAL_DEFAULT if level in PARTIAL_RANKED_LEVELS else "dfire"
 
 
 #: Features :func:`rerank` computes itself; the others of :data:`NEEDS` are re-scores or
@@ -260,7 +276,7 @@ def _key(method: str, features: dict[str, np.ndarray]) -> np.ndarray:
         return -(ranks(features["dfire_soft"]) + ranks(features["tobi"]))
     if method == "restraints":  # the score's and the satisfaction's ranks, equal weights
         return -(ranks(score) + tied_ranks(features["satisfaction"]))
-    if method in ("learned", "learned_blind"):  # trees fitted on training complexes (.learned)
+    if method in METHOD_MODELS:  # trees fitted on training complexes (.learned)
         return learned_key(features, METHOD_MODELS[method])
     consensus = -(ranks(score) + ranks(features["dfire_soft"]) + ranks(features["mj3h"]))
     if method == "soft_consensus":  # the mean of the three ranks, equal weights
@@ -386,6 +402,51 @@ def rerank_kept(
     )
 
 
+def ranking_features(
+    setup: DockingSetup,
+    ranked: Sequence[Ranked],
+    names: Sequence[str],
+    restraints: Restraints | None = None,
+    everyone: np.ndarray | None = None,
+    cluster_sizes: dict[tuple[int, int], int] | None = None,
+    chosen: dict[int, tuple[GSOOutput, Sequence[int] | None]] | None = None,
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """The features ``names`` (of :data:`NEEDS`' vocabulary) of ``ranked`` solutions, with
+    ``score``, and their flattened landmarks: what a ranking method orders by, the same
+    arrays a learned model's training reads (``everyone``: the glowworms the population
+    counts, default ``chosen``'s)."""
+    poses = np.array([r.pose for r in ranked]).reshape(len(ranked), setup.layout.size)
+    features = {"score": np.array([r.score for r in ranked])}
+    atoms = landmark_atoms(setup)
+    marks = landmarks(setup, poses, atoms)
+    if "population" in names:
+        if everyone is None:
+            everyone = np.concatenate([data.poses for data, _ in (chosen or {}).values()])
+        features["population"] = population(marks, landmarks(setup, everyone, atoms))
+    if "cluster_size" in names:
+        sizes = cluster_sizes or {}
+        features["cluster_size"] = np.array([sizes.get((r.swarm, r.glowworm), 1) for r in ranked])
+    if "satisfaction" in names or "satisfaction_active" in names:
+        if restraints is None:
+            raise SparkledockError("ranking by restraint satisfaction needs restraints")
+        features["satisfaction"] = satisfaction(setup, poses, restraints, include_passive=True)
+        features["satisfaction_active"] = satisfaction(setup, poses, restraints)
+    rest = tuple(name for name in names if name not in (*features, *OWN_FEATURES))
+    if rest:  # (re-scores and the features module's: only those asked for)
+        swarms = np.array([r.swarm for r in ranked])
+        features = solution_features(
+            setup, poses, swarms, features["score"], known=features, names=rest
+        )
+    if "paratope" in names:
+        cdrs = setup.paratope
+        if not cdrs:
+            raise SparkledockError(
+                f"{setup.path}: ranking 'paratope' needs a docking set up with --paratope"
+            )
+        features["paratope"] = paratope_share(setup, poses, cdrs)
+    return features, marks
+
+
 def rerank(
     setup: DockingSetup,
     chosen: dict[int, tuple[GSOOutput, Sequence[int] | None]],
@@ -414,36 +475,11 @@ def rerank(
             SparkledockWarning,
             stacklevel=2,
         )
-    poses = np.array([r.pose for r in ranked]).reshape(len(ranked), setup.layout.size)
-    features = {"score": np.array([r.score for r in ranked])}
-    atoms = landmark_atoms(setup)
-    marks = landmarks(setup, poses, atoms)
-    if "population" in NEEDS[method]:
-        if everyone is None:
-            everyone = np.concatenate([data.poses for data, _ in chosen.values()])
-        features["population"] = population(marks, landmarks(setup, everyone, atoms))
-    if "cluster_size" in NEEDS[method]:
-        sizes = cluster_sizes or {}
-        features["cluster_size"] = np.array([sizes.get((r.swarm, r.glowworm), 1) for r in ranked])
-    if "satisfaction" in NEEDS[method]:
-        if restraints is None:
-            raise SparkledockError(f"ranking {method!r} needs a docking with restraints")
-        features["satisfaction"] = satisfaction(setup, poses, restraints, include_passive=True)
-        if "satisfaction_active" in NEEDS[method]:
-            features["satisfaction_active"] = satisfaction(setup, poses, restraints)
-    rest = tuple(name for name in NEEDS[method] if name not in (*features, *OWN_FEATURES))
-    if rest:  # (re-scores and the features module's: only those the method reads)
-        swarms = np.array([r.swarm for r in ranked])
-        features = solution_features(
-            setup, poses, swarms, features["score"], known=features, names=rest
-        )
-    if "paratope" in NEEDS[method]:
-        cdrs = setup.paratope
-        if not cdrs:
-            raise SparkledockError(
-                f"{setup.path}: ranking 'paratope' needs a docking set up with --paratope"
-            )
-        features["paratope"] = paratope_share(setup, poses, cdrs)
+    if restraints is None and "satisfaction" in NEEDS[method]:
+        raise SparkledockError(f"ranking {method!r} needs a docking with restraints")
+    features, marks = ranking_features(
+        setup, ranked, NEEDS[method], restraints, everyone, cluster_sizes, chosen
+    )
     index = order(method, features)
     if method in METHOD_MODELS:
         index = model_diversity(marks, index, METHOD_MODELS[method])

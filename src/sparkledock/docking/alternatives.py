@@ -17,6 +17,7 @@ runs (TI-50, TI-25) by score.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import heapq
 import html
 import io
@@ -26,6 +27,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..analysis.ranking import ALTERNATIVE_LEVEL, default_method
 from ..errors import InputFileError, SparkledockError
 from ..fileutil import LOCK_NAME, atomic_write_text, folder_lock
 from ..molecule.restraints import knowledge_of
@@ -59,6 +61,18 @@ def merge_rankings(rankings: Sequence[Sequence[dict[str, str]]]) -> list[dict[st
     return merged
 
 
+def alternative_options(options: DockOptions) -> DockOptions:
+    """The options each alternative docks with: the ranking asked for, else (the sparkledock
+    protocol's) the one :func:`~sparkledock.analysis.ranking.default_method` gives a patch
+    that may not be the interface (:data:`~sparkledock.analysis.ranking.ALTERNATIVE_LEVEL`),
+    whatever its restraints' own level."""
+    if options.rank_method is not None or options.protocol != "sparkledock":
+        return options
+    level = ALTERNATIVE_LEVEL
+    method = default_method(True, options.scoring, options.paratope, level)
+    return dataclasses.replace(options, rank_method=method)
+
+
 def check_alternatives(
     receptor: Any, ligand: Any, restraints: Sequence[Any], reference: Any, options: DockOptions
 ) -> list[dict[str, Any]]:
@@ -71,7 +85,7 @@ def check_alternatives(
     for path in restraints:
         partners = check_docking(receptor, ligand, path, reference, decided)
         level = knowledge_of(partners.restraints)
-        method = with_defaults(options, True, level.level).rank_method
+        method = with_defaults(alternative_options(options), True, level.level).rank_method
         known.append({"restraints": str(path), **level.as_dict(), "rank_method": method})
     return known
 
@@ -116,11 +130,12 @@ def dock_alternatives(
     known = check_alternatives(receptor, ligand, restraints, reference, options) if lead else []
     if lead:
         _check_folder(out, force)
+    each = alternative_options(options)
     for n, path in enumerate(restraints, start=1):
         if lead:
             LOGGER.info(f"alternative {n} of {len(restraints)}: {path}")
         dock(receptor, ligand, out / f"{PREFIX}{n}", restraints=path, reference=reference,
-             options=options, force=force, comm=comm)  # fmt: skip
+             options=each, force=force, comm=comm)  # fmt: skip
     if not lead:
         return None
     decided = with_defaults(options, restrained=True)

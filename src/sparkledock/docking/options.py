@@ -31,12 +31,12 @@ RESTRAINED_SPACING_A = 8.0
 #: The sparkledock protocol's early stopping with restraints
 #: (:func:`sparkledock.engine.spec.converged`), chosen on the training complexes.
 RESTRAINED_STOP_TOLERANCE = 0.01
-#: With the ligand's side unknown (:data:`sparkledock.analysis.ranking.BLIND_RANKED_LEVELS`),
-#: the sparkledock protocol turns the starting ligands' likeliest face toward the receptor's
-#: restraints: this fraction of the ligand's residues, by the interface-propensity model
+#: With the ligand's side unknown (these levels of knowledge), the sparkledock protocol
+#: turns the starting ligands' likeliest face toward the receptor's restraints: this
+#: fraction of the ligand's residues, by the interface-propensity model
 #: (:func:`sparkledock.analysis.propensity.likely_residues`), per level of knowledge; chosen
-#: on training scenarios (benchmarks/scenarios.py; benchmarks/notebook/performance.md, "Partial
-#: knowledge").
+#: on training scenarios (benchmarks/scenarios.py; benchmarks/notebook/performance.md,
+#: "Partial knowledge").
 LIGAND_FACE_FRACTION = {"one receptor residue": 0.2, "receptor side": 0.1}
 #: The sites a blind protein-protein docking docks again unless told (``--redock-sites``;
 #: :mod:`sparkledock.docking.sites`): on the twenty 2 / 4 / 4 in the top 1 / 5 / 10 against
