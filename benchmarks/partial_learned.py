@@ -19,8 +19,9 @@ Usage:
     nice python benchmarks/partial_learned.py collect /work/runs/sc_default \
         /work/runs/sc_patch_train
     python benchmarks/partial_learned.py loco /work/runs/sc_default /work/runs/sc_patch_train
-    python benchmarks/partial_learned.py loco ROOTS... --spec partial --export \
-        src/sparkledock/data/partial_ranker.json
+    python benchmarks/partial_learned.py archive ROOTS... --to benchmarks/pools/partial_train
+    python benchmarks/partial_learned.py loco benchmarks/pools/partial_train --spec partial \
+        --export src/sparkledock/data/partial_ranker.json
 """
 
 from __future__ import annotations
@@ -110,13 +111,27 @@ def collect(pool: Path) -> None:
 
 
 def load(roots: list[Path]) -> dict[str, dict]:
-    """Every collected pool, by ``<scenario>/<name>``."""
+    """Every collected pool under ``roots`` (scenario dockings, or an archive of their
+    ``partial.npz`` files in the same layout), by ``<scenario>/<name>``."""
     out = {}
-    for pool in pools(roots):
-        if (pool / "partial.npz").is_file():
-            with np.load(pool / "partial.npz") as z:
-                out[f"{pool.parent.name}/{pool.name}"] = {k: z[k] for k in z.files}
+    for root in roots:
+        for cache in sorted(root.glob("*/*/partial.npz")):
+            with np.load(cache) as z:
+                out[f"{cache.parent.parent.name}/{cache.parent.name}"] = {k: z[k] for k in z.files}
     return out
+
+
+def archive(roots: list[Path], where: Path) -> None:
+    """Copy every collected pool's ``partial.npz`` into ``where`` (same layout: a few MB in
+    all, kept in the repository, so the model can be fitted again without the dockings)."""
+    import shutil
+
+    for root in roots:
+        for cache in sorted(root.glob("*/*/partial.npz")):
+            target = where / cache.parent.parent.name / cache.parent.name / cache.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(cache, target)
+    print(f"archived {len(list(where.glob('*/*/partial.npz')))} pools in {where}")
 
 
 def fit(data: dict, keys: list[str], spec: tuple, seeds: int = 1) -> list:
@@ -258,11 +273,12 @@ def export(path: Path, data: dict, spec_name: str, seeds: int) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("mode", choices=("collect", "loco"))
+    p.add_argument("mode", choices=("collect", "loco", "archive"))
     p.add_argument("roots", type=Path, nargs="+")
     p.add_argument("--spec", nargs="*", default=list(SPECS), choices=list(SPECS))
     p.add_argument("--seeds", type=int, default=1)
     p.add_argument("--export", type=Path)
+    p.add_argument("--to", type=Path, help="archive: the folder to copy the pools into")
     args = p.parse_args(argv)
     if args.mode == "collect":
         todo = pools(args.roots)
@@ -274,6 +290,9 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"{pool}: {error}", file=sys.stderr)
                 continue
             print(f"[{i}/{len(todo)}] {pool} ({time.perf_counter() - start:.1f} s)", flush=True)
+        return
+    if args.mode == "archive":
+        archive(args.roots, args.to)
         return
     data = load(args.roots)
     if args.export:
