@@ -28,9 +28,9 @@ from pathlib import Path
 import numpy as np
 
 from dock_accuracy import inputs as complex_inputs
+from polish import PolishSteps, polish
 from restrained_choice import METHODS, _consensus, acceptable, order
 from sparkledock.analysis.filter import satisfaction
-from sparkledock.analysis.polish import PolishSteps, polish
 from sparkledock.analysis.quality import pose_quality, quality_reference
 from sparkledock.engine.context import setup_restraints
 from sparkledock.io.lightdock import load_setup

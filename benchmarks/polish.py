@@ -1,4 +1,6 @@
-"""Exact polishing of docked poses: a deterministic, batched pattern search.
+"""(Research; no default uses it, issue 32 measured it: benchmarks/notebook/performance.md,
+"Restrained protocol, fourth pass") Exact polishing of docked poses: a deterministic, batched
+pattern search.
 
 A fast search scores poses on a field; its best glowworms sit near, not at, a maximum of the
 exact score. Polishing moves each pose by the best of a fixed set of small steps (a shift
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..molecule.pose import PoseLayout
+from sparkledock.molecule.pose import PoseLayout
 
 
 @dataclass(frozen=True)
