@@ -402,12 +402,8 @@ def rank(
     swarms (default: every swarm with a ``gso_<steps>.out``; a listed one without it is
     refused); ``gso_name``: another file name in each swarm folder. Each
     :class:`~sparkledock.analysis.rank.Ranked` holds swarm, glowworm, pose, luciferin,
-    neighbours, vision range and score. Options are checked before any file is read.
-
-    ``dock``'s ranking from its folder ``d`` (steps ``n``): restrained, ``rank(d/"setup", n,
-    method="learned", solutions=filter_ranking(d/"setup", rank(d/"setup", n)).kept)``;
-    blind, its site models (each ``d/sites/site_<i>`` a restrained docking) ahead of
-    ``rank(d/"setup", n, method="learned_blind")``."""
+    neighbours, vision range and score. Options are checked before any file is read. How
+    the stages give ``dock``'s own ranking: ``tests/test_stages_reproduce_dock.py``."""
     _paths("rank", setup_folder=setup_folder)
     from .analysis.cluster import cluster_glowworms
     from .analysis.rank import read_cluster_sizes, read_ranking
@@ -436,10 +432,8 @@ def rank(
     if loaded is not None and restraints is None and "satisfaction" in NEEDS[method]:
         restraints = setup_restraints(loaded)  # (the docking's own)
         if restraints is None:
-            raise SparkledockError(
-                f"rank: ranking {method!r} needs restraints and {folder.root} was set up "
-                "without any (give restraints=)"
-            )
+            said = f"{folder.root} was set up without any (give restraints=)"
+            raise SparkledockError(f"rank: ranking {method!r} needs restraints and {said}")
 
     def setup() -> DockingSetup:
         nonlocal loaded
@@ -479,10 +473,9 @@ def rank(
     if solutions is not None:
         for r in solutions:
             if r.swarm not in chosen or not 0 <= r.glowworm < len(chosen[r.swarm][0].scores):
-                raise SparkledockError(
-                    f"rank: solution swarm {r.swarm} glowworm {r.glowworm} is not one of "
-                    f"{folder.root}'s ranked swarms at step {steps}"
-                )
+                where = f"{folder.root}'s ranked swarms at step {steps}"
+                raise SparkledockError(f"rank: solution swarm {r.swarm} glowworm {r.glowworm} "
+                                       f"is not one of {where}")  # fmt: skip
         return rerank_kept(
             loaded, chosen, list(solutions), method, diverse, restraints, cluster_sizes=sizes
         )
