@@ -44,6 +44,7 @@ from pathlib import Path
 import numpy as np
 
 import dock_accuracy
+import lab_rankings  # noqa: F401  (the research rankings, compared here)
 from dock_accuracy import TOPS, fmt_q, inputs, lightdock_published
 from sparkledock.analysis import ranking
 from sparkledock.analysis.features import rescore

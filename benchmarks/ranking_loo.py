@@ -28,6 +28,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from blind_accuracy import ACCEPTABLE, EVAL_TOPS, final_glowworms, finished, inputs
+from lab_rankings import zscore
 from sparkledock.analysis import ranking
 from sparkledock.analysis.features import rescore
 from sparkledock.analysis.models import complex_coordinates
@@ -80,7 +81,7 @@ def design(f: dict[str, np.ndarray], names: list[str], ranks: bool) -> np.ndarra
         "logpop": lambda: np.log1p(f["population"]),
         "logcont": lambda: np.log1p(f["ca_contacts"]),
     }
-    norm = _percentile if ranks else ranking.zscore
+    norm = _percentile if ranks else zscore
     return np.stack([norm(derived[n]() if n in derived else f[n]) for n in names], axis=1)
 
 

@@ -95,7 +95,7 @@ def test_a_ranking_function_that_cannot_type_a_partner_is_refused(tmp_path):
         "ATOM      1  P    DA B   1      10.000  10.000  10.000  1.00  0.00           P\n"
         "ATOM      2  C1'  DA B   1      11.000  10.000  10.000  1.00  0.00           C\n"
     )
-    options = with_defaults(DockOptions(rank_method="soft"), restrained=False)
+    options = with_defaults(DockOptions(rank_method="soft_consensus"), restrained=False)
     with pytest.raises(SparkledockError, match="dfire_soft' scores protein only"):
         check_docking(REC, dna, None, None, options)
 
@@ -197,8 +197,8 @@ def test_a_missing_extra_is_named_before_any_work(tmp_path, monkeypatch, capsys)
         importlib.util, "find_spec", lambda name, *a: None if name == "freesasa" else real(name, *a)
     )
     out = tmp_path / "out"
-    for extra in (["--scoring", "cpydock"], ["--rank-method", "pydock"]):
-        _refused(capsys, ["dock", str(REC), str(LIG), "-o", str(out), *SMALL, *extra], "freesasa")
+    dock = ["dock", str(REC), str(LIG), "-o", str(out), *SMALL, "--scoring", "cpydock"]
+    _refused(capsys, dock, "freesasa")
     assert not out.exists()
     # a setup for a function that cannot run here is refused before its first file
     setup = ["setup", str(REC), str(LIG), "-o", str(out), "--scoring", "cpydock", "--quiet"]

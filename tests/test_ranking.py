@@ -91,24 +91,16 @@ def test_population_counts_neighbours_within_the_radius():
 def test_ranking_orders_are_documented_and_deterministic():
     features = {
         "score": np.array([5.0, 9.0, 7.0, 9.0]),
-        "population": np.array([10, 2, 10, 2]),
-        "cpydock": np.array([1.0, 0.0, 3.0, 2.0]),
-        "pisa": np.array([4.0, 1.0, 3.0, 2.0]),
+        "satisfaction": np.array([1.0, 0.5, 1.0, 0.0]),
     }
     assert ranking.order("dfire", features).tolist() == [1, 3, 2, 0]
-    assert ranking.order("population", features).tolist() == [2, 0, 1, 3]
-    assert ranking.order("pydock", features).tolist() == [2, 3, 0, 1]
-    # z(score) = [-1.51, .90, -.30, .90], z(cpydock) = [-.45, -1.34, 1.34, .45]
-    assert ranking.order("consensus", features).tolist() == [3, 2, 1, 0]
-    # DFIRE ranks 3, 0, 2, 1 (ties by position) and PISA 0, 3, 1, 2: sums 3, 3, 3, 3 ->
-    # all tied, so by score (1 and 3 first, 1 earlier), then 2, then 0
-    assert ranking.order("dfire_pisa", features).tolist() == [1, 3, 2, 0]
-    features["pisa"] = np.array([4.0, 1.0, 3.0, 0.0])  # PISA ranks 0, 2, 1, 3: sums 3, 2, 3, 4
-    assert ranking.order("dfire_pisa", features).tolist() == [1, 2, 0, 3]
+    # score ranks 3, 0, 2, 1 (ties by position), satisfaction ranks (ties as their mean)
+    # 0.5, 2, 0.5, 3: sums 3.5, 2, 2.5, 4 -> 1, 2, 0, 3
+    assert ranking.order("restraints", features).tolist() == [1, 2, 0, 3]
     with pytest.raises(ValueError, match="unknown ranking method"):
         ranking.order("nosuch", features)
-    with pytest.raises(ValueError, match="needs cpydock"):
-        ranking.order("pydock", {"score": features["score"]})
+    with pytest.raises(ValueError, match="needs dfire_soft, mj3h"):
+        ranking.order("soft_consensus", {"score": features["score"]})
 
 
 def test_landmarks_move_with_the_ligand(setups):
@@ -133,36 +125,36 @@ def _blind_dock(tmp_path, *extra: str):
     return out
 
 
-def test_blind_dock_with_population_ranking_and_the_rank_stage(tmp_path):
-    """``dock`` without restraints, ranked by population with --diverse: ranking.csv holds
-    the same solutions as rank_by_scoring.list (by score), in the documented order; ``rank
-    --method`` on the same folder reproduces that order in rank_by_<method>.list."""
+def test_blind_dock_with_a_chosen_ranking_and_the_rank_stage(tmp_path):
+    """``dock`` without restraints, ranked by soft_consensus with --diverse: ranking.csv
+    holds the same solutions as rank_by_scoring.list (by score), in the documented order;
+    ``rank --method`` on the same folder reproduces the order in rank_by_<method>.list."""
     import csv
 
     from sparkledock.analysis.rank import chosen_glowworms, read_ranking
     from sparkledock.cli import main
     from sparkledock.io.lightdock import load_setup
 
-    out = _blind_dock(tmp_path, "--rank-method", "population", "--diverse", "--redock-sites", "0")
+    argv = ("--rank-method", "soft_consensus", "--diverse", "--redock-sites", "0")
+    out = _blind_dock(tmp_path, *argv)
     rows = list(csv.DictReader((out / "ranking.csv").open()))
     by_score = read_ranking(out / "setup" / "rank_by_scoring.list")
     key = [(int(r["swarm"]), int(r["glowworm"])) for r in rows]
     assert sorted(key) == sorted((r.swarm, r.glowworm) for r in by_score)
     setup = load_setup(out / "setup")
     chosen = chosen_glowworms(out / "setup", list(range(6)), 4)
-    expected = ranking.rerank(setup, chosen, "population", diversify=True)
+    expected = ranking.rerank(setup, chosen, "soft_consensus", diversify=True)
     assert key == [(r.swarm, r.glowworm) for r in expected]
-    # the documented order: leaders by population (then score), none within 5 Å of another
-    ranked = ranking.rerank(setup, chosen, "population")
-    poses = np.array([r.pose for r in ranked])
-    marks = ranking.landmarks(setup, poses, ranking.landmark_atoms(setup))
-    everyone = np.concatenate([d.poses for d, _ in chosen.values()])
-    counts = ranking.population(
-        marks, ranking.landmarks(setup, everyone, ranking.landmark_atoms(setup))
-    )
-    assert (np.diff(counts) <= 0).all()
-    assert main(["rank", str(out / "setup"), "6", "4", "--method", "population"]) == 0
-    listed = read_ranking(out / "setup" / "rank_by_population.list")
+    # the documented order: the mean of the ranks by score, dfire_soft and MJ3h
+    ranked = ranking.rerank(setup, chosen, "soft_consensus")
+    reps = ranking.rank_glowworms(chosen)
+    features, _ = ranking.ranking_features(setup, reps, ranking.NEEDS["soft_consensus"])
+    order = ranking.order("soft_consensus", features)
+    assert [(r.swarm, r.glowworm) for r in ranked] == [
+        (reps[i].swarm, reps[i].glowworm) for i in order
+    ]
+    assert main(["rank", str(out / "setup"), "6", "4", "--method", "soft_consensus"]) == 0
+    listed = read_ranking(out / "setup" / "rank_by_soft_consensus.list")
     assert [(r.swarm, r.glowworm) for r in listed] == [(r.swarm, r.glowworm) for r in ranked]
 
 
@@ -192,22 +184,20 @@ def test_an_unknown_scoring_mode_is_refused_before_any_work(tmp_path):
     assert not out.exists() or not any(out.iterdir())  # nothing written
 
 
-def test_soft_rankings_order_is_documented():
-    """``soft`` orders by dfire_soft; ``soft_tobi`` by the sum of the two ranks, ties by the
+def test_soft_consensus_order_is_documented():
+    """``soft_consensus`` by the sum of the ranks by DFIRE, dfire_soft and MJ3h, ties by the
     DFIRE score, then by position."""
     features = {
         "score": np.array([5.0, 9.0, 7.0, 8.0]),
         "dfire_soft": np.array([6.0, 9.0, 12.0, 10.0]),
-        "tobi": np.array([3.0, 1.0, 0.0, 2.0]),
+        "mj3h": np.array([-1.0, 4.0, -2.0, 2.0]),
     }
-    assert ranking.order("soft", features).tolist() == [2, 3, 1, 0]
-    # dfire_soft ranks 3, 2, 0, 1 and TOBI ranks 0, 2, 3, 1: sums 3, 4, 3, 2
-    assert ranking.order("soft_tobi", features).tolist() == [3, 2, 0, 1]
     # DFIRE ranks 3, 0, 2, 1, dfire_soft 3, 2, 0, 1 and MJ3h 2, 0, 3, 1: sums 8, 2, 5, 3
-    features["mj3h"] = np.array([-1.0, 4.0, -2.0, 2.0])
     assert ranking.order("soft_consensus", features).tolist() == [1, 3, 2, 0]
-    with pytest.raises(ValueError, match="needs tobi"):
-        ranking.order("soft_tobi", {"score": features["score"], "dfire_soft": features["tobi"]})
+    with pytest.raises(ValueError, match="needs mj3h"):
+        ranking.order(
+            "soft_consensus", {"score": features["score"], "dfire_soft": features["mj3h"]}
+        )
 
 
 def test_the_default_ranking_follows_restraints_and_the_search_function():

@@ -243,10 +243,10 @@ def test_rank_filter_top_stages_are_what_the_commands_write(tmp_path, capsys):
         for r in sparkledock.rank(folder, 2)  # (clusters already there)
     ]
     assert len(sparkledock.rank(folder, 2, clusters=False)) == 24
-    assert main(["rank", str(folder), "3", "2", "--method", "population"]) == 0
-    by_population = sparkledock.rank(folder, 2, method="population")
-    written = read_ranking(folder / "rank_by_population.list")
-    assert [(r.swarm, r.glowworm) for r in by_population] == [
+    assert main(["rank", str(folder), "3", "2", "--method", "soft_consensus"]) == 0
+    by_consensus = sparkledock.rank(folder, 2, method="soft_consensus")
+    written = read_ranking(folder / "rank_by_soft_consensus.list")
+    assert [(r.swarm, r.glowworm) for r in by_consensus] == [
         (r.swarm, r.glowworm) for r in written
     ]
 

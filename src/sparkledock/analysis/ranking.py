@@ -6,35 +6,11 @@ search finds near-native poses far more often than that ranking puts them first.
 here reorder the same representatives:
 
 * ``dfire``: by score (LightDock's ``lgd_rank.py``).
-* ``population``: by how many of *all* final glowworms, over every swarm, sit within
-  :data:`POPULATION_RADIUS_A` ligand RMSD of the representative (ClusPro's observation that
-  near-native solutions form the most populated low-energy clusters: Kozakov et al., Proteins
-  65:392, 2006), ties by score.
-* ``pydock``: by pyDock's energy (LightDock's ``cpydock``: electrostatics, desolvation and
-  0.1 × van der Waals; Cheng et al., Proteins 68:503, 2007), the scoring that pyDock and
-  LightDock's authors use to rank rigid-body poses.
-* ``consensus``: the sum of the standard scores of DFIRE and pyDock (equal weights, nothing
-  fitted).
-* ``population_consensus``: the sum of the standard scores of DFIRE and of the logarithm of
-  the population (equal weights, nothing fitted).
-* ``dfire_pisa``: the mean of each representative's rank by DFIRE and by PISA (LightDock's
-  ``pisa``, an atomic contact potential of another origin: a consensus of two statistical
-  potentials, equal weights, nothing fitted).
-* ``soft``: by DFIRE with side-chain clashes forgiven (``dfire_soft``: the table's clash caps
-  set to 0 except between two backbone atoms). Rigid-body poses of *unbound* structures
-  that are near the native one carry tens to hundreds of interpenetrating side-chain atom
-  pairs (the bound rotamers are not there); DFIRE charges each +10 energy units and ranks
-  those poses low. Tolerating surface overlap is how rigid-body docking of unbound structures
-  has always coped with it (the penetrable surface layer of FFT docking, Katchalski-Katzir et
-  al., PNAS 89:2195, 1992); here only the ranking forgives, the search keeps DFIRE.
-* ``soft_tobi``: the mean of each representative's rank by ``dfire_soft`` and by TOBI
-  (Tobi's residue-level potential, LightDock's ``tobi``: side-chain centroids, so tolerant of
-  side-chain clashes in another way): a consensus of an atom-level and a residue-level
-  potential, equal weights, nothing fitted.
 * ``soft_consensus``: the mean of each representative's rank by DFIRE, by ``dfire_soft`` and
   by MJ3h (Miyazawa–Jernigan residue contacts, LightDock's ``mj3h``): the search's own
-  potential, its clash-tolerant form and a residue-level one, equal weights. The default of
-  a docking without restraints: of the rank consensus of any one to four of DFIRE,
+  potential, its clash-tolerant form and a residue-level one, equal weights. The blind
+  model's fallback outside its domain (the blind default before it): of the rank consensus
+  of any one to four of DFIRE,
   ``dfire_soft``, TOBI, PISA and MJ3h, the one that put the most acceptable models in the top
   10 of the blind benchmark, chosen again for 18 of 19 complexes when each is left out
   (benchmarks/notebook/performance.md gives what that choice is worth on a complex it did not see).
@@ -53,7 +29,7 @@ here reorder the same representatives:
   residues within 2.5 Å; the satisfaction share counts contacts within 5 Å and the passive
   residues. The default of a restrained docking under the sparkledock protocol, chosen on the
   training complexes (benchmarks/notebook/performance.md, "Restrained protocol"); the default before
-  ``learned``.
+  ``learned``; the partial model's fallback outside its domain.
 * ``learned``: for a restrained docking: gradient-boosted trees fitted on the restrained
   dockings of training complexes only (:mod:`.learned`) over each kept solution's percentile
   ranks of score, DFIRE, ``dfire_soft``, MJ3h, restraint satisfaction (active; active and
@@ -69,6 +45,14 @@ here reorder the same representatives:
   it ranks by ``soft_consensus`` (``paratope`` with CDRs) instead, with a warning
   (:func:`.learned.in_domain`).
 
+* ``learned_partial``: for a restrained docking with one side known, or one of several
+  alternative patches: trees fitted on training dockings of LightDock's BM5 study's partial
+  scenarios (:mod:`.learned`, ``benchmarks/partial_learned.py``) over the blind model's
+  features, DFIRE and the satisfaction of the given restraints.
+
+Methods measured and not chosen (population, pyDock, DFIRE+PISA, clash-tolerant DFIRE and
+their consensus) live with the research (``benchmarks/lab_rankings.py``).
+
 Poses are compared through a few ligand landmarks (C-alpha or C4' atoms spread over the
 ligand by farthest-point sampling): their RMSD tracks the ligand RMSD of the whole backbone
 closely, and a k-d tree over them counts neighbours among tens of thousands of glowworms in
@@ -77,8 +61,9 @@ well under a second.
 
 from __future__ import annotations
 
+import functools
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -140,23 +125,9 @@ def population(
     return np.asarray(hits, dtype=np.int64)
 
 
-def zscore(values: np.ndarray) -> np.ndarray:
-    """Standard scores over the representatives (0 where all are equal)."""
-    values = np.asarray(values, dtype=np.float64)
-    spread = values.std()
-    return (values - values.mean()) / spread if spread > 0 else np.zeros_like(values)
-
-
 #: What each method needs besides the score (a feature: an array over the representatives).
 NEEDS = {
     "dfire": (),
-    "population": ("population",),
-    "pydock": ("cpydock",),
-    "consensus": ("cpydock",),
-    "population_consensus": ("population",),
-    "dfire_pisa": ("pisa",),
-    "soft": ("dfire_soft",),
-    "soft_tobi": ("dfire_soft", "tobi"),
     "soft_consensus": ("dfire_soft", "mj3h"),
     "paratope": ("paratope", "dfire_soft", "mj3h"),
     "restraints": ("satisfaction",),
@@ -255,35 +226,33 @@ OWN_FEATURES = ("population", "cluster_size", "satisfaction", "satisfaction_acti
 RESCORED = ("cpydock", "pisa", "dfire", "dfire_soft", "tobi", "mj3h", "vdw", "sipper")
 
 
+def _soft_consensus(features: dict[str, np.ndarray]) -> np.ndarray:
+    """The mean of the ranks by score, ``dfire_soft`` and MJ3h (equal weights), negated."""
+    score = features["score"]
+    return -(ranks(score) + ranks(features["dfire_soft"]) + ranks(features["mj3h"]))
+
+
+#: Each method's primary sort key (larger first) from its features (:data:`NEEDS`). Research
+#: methods no default uses live beside the benchmarks that measured them
+#: (``benchmarks/lab_rankings.py`` adds them here and to :data:`NEEDS` when imported).
+KEYS: dict[str, Callable[[dict[str, np.ndarray]], np.ndarray]] = {
+    "dfire": lambda f: np.asarray(f["score"], dtype=np.float64),
+    "soft_consensus": _soft_consensus,
+    # the consensus and the CDR share's rank, equal weights
+    "paratope": lambda f: _soft_consensus(f) - tied_ranks(f["paratope"]),
+    # the score's and the satisfaction's ranks, equal weights
+    "restraints": lambda f: -(ranks(f["score"]) + tied_ranks(f["satisfaction"])),
+    # trees fitted on training complexes (.learned)
+    **{m: functools.partial(lambda m, f: learned_key(f, METHOD_MODELS[m]), m)
+       for m in METHOD_MODELS},
+}  # fmt: skip
+
+
 def _key(method: str, features: dict[str, np.ndarray]) -> np.ndarray:
     """The primary sort key of ``method`` (larger first)."""
-    score = features["score"]
-    if method == "dfire":
-        return score
-    if method == "population":
-        return np.asarray(features["population"], dtype=np.float64)
-    if method == "pydock":
-        return features["cpydock"]
-    if method == "consensus":  # DFIRE and pyDock, equal weights on standard scores
-        return zscore(score) + zscore(features["cpydock"])
-    if method == "population_consensus":
-        return zscore(score) + zscore(np.log1p(features["population"]))
-    if method == "dfire_pisa":  # the mean of the two ranks, equal weights
-        return -(ranks(score) + ranks(features["pisa"]))
-    if method == "soft":
-        return np.asarray(features["dfire_soft"], dtype=np.float64)
-    if method == "soft_tobi":  # the mean of the two ranks, equal weights
-        return -(ranks(features["dfire_soft"]) + ranks(features["tobi"]))
-    if method == "restraints":  # the score's and the satisfaction's ranks, equal weights
-        return -(ranks(score) + tied_ranks(features["satisfaction"]))
-    if method in METHOD_MODELS:  # trees fitted on training complexes (.learned)
-        return learned_key(features, METHOD_MODELS[method])
-    consensus = -(ranks(score) + ranks(features["dfire_soft"]) + ranks(features["mj3h"]))
-    if method == "soft_consensus":  # the mean of the three ranks, equal weights
-        return consensus
-    if method == "paratope":  # the consensus and the CDR share's rank, equal weights
-        return consensus - tied_ranks(features["paratope"])
-    raise ValueError(f"unknown ranking method {method!r} (known: {', '.join(NEEDS)})")
+    if method not in KEYS:
+        raise ValueError(f"unknown ranking method {method!r} (known: {', '.join(NEEDS)})")
+    return KEYS[method](features)
 
 
 #: Atoms closer than this (Å) are in contact for the paratope share (restraint filtering's).

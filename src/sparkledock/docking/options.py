@@ -116,7 +116,8 @@ class DockOptions:
         default_text="learned_blind without restraints (soft_consensus for nucleic acids and "
         "membranes, paratope with --paratope); with them, learned (trees fitted on "
         "training complexes over score, restraint satisfaction, re-scores and cluster "
-        "population) under the sparkledock protocol, dfire (by score) under lightdock's",
+        "population) under the sparkledock protocol (learned_partial with one side known "
+        "or for an alternative patch, dfire for one pair), dfire (by score) under lightdock's",
     )  # fmt: skip
     diverse: bool = option(
         False, "--diverse", help="move representatives within 5 Å ligand RMSD of a "
