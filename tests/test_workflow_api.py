@@ -246,9 +246,7 @@ def test_rank_filter_top_stages_are_what_the_commands_write(tmp_path, capsys):
     assert main(["rank", str(folder), "3", "2", "--method", "soft_consensus"]) == 0
     by_consensus = sparkledock.rank(folder, 2, method="soft_consensus")
     written = read_ranking(folder / "rank_by_soft_consensus.list")
-    assert [(r.swarm, r.glowworm) for r in by_consensus] == [
-        (r.swarm, r.glowworm) for r in written
-    ]
+    assert [(r.swarm, r.glowworm) for r in by_consensus] == [(r.swarm, r.glowworm) for r in written]
 
     ranking = folder / "rank_by_scoring.list"
     assert main(["filter", str(folder), str(ranking), str(restraints), "--fnat", "0.2"]) == 0
