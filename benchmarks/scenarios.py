@@ -296,17 +296,17 @@ def likely_face(atoms, name: str, fraction: float) -> list[str]:
 def out_of_fold_faces(name: str) -> None:
     """(In the child) the ligand faces ``dock`` predicts read a training complex's
     out-of-fold log-odds (:func:`likely_face`): the shipped site model trained on it."""
-    from sparkledock.docking import pipeline
+    from sparkledock.docking import knowledge
 
-    pipeline.likely_residues = lambda atoms, fraction: likely_face(atoms, name, fraction)
+    knowledge.likely_residues = lambda atoms, fraction: likely_face(atoms, name, fraction)
 
 
 def face_variant(fraction: float) -> None:
     """(Research, in the child) the fraction of the ligand's residues the starting ligands
     turn toward the receptor's restraints (0: none)."""
-    from sparkledock.docking import pipeline
+    from sparkledock.docking import knowledge
 
-    pipeline.LIGAND_FACE_FRACTION = dict.fromkeys(pipeline.LIGAND_FACE_FRACTION, fraction)
+    knowledge.LIGAND_FACE_FRACTION = dict.fromkeys(knowledge.LIGAND_FACE_FRACTION, fraction)
 
 
 def result_name(rank: str = "", tag: str = "") -> str:

@@ -121,3 +121,34 @@ def test_one_bad_pair_never_sinks_a_screen(tmp_path, capsys):
     assert (out / "good" / "ranking.csv").stat().st_mtime_ns == stamp
     assert main([*argv, "--force"]) == 0
     assert (out / "good" / "setup" / "swarm_0" / "gso_3.out").is_file()
+
+
+def test_a_screen_pair_decides_by_its_restraints_as_dock_does(tmp_path):
+    """A pair given one receptor residue is docked by ``screen`` as ``dock`` docks it: the
+    same level of knowledge, ranking and starting ligands turned toward the restraint."""
+    from sparkledock.docking import DockOptions, dock
+    from sparkledock.io.pack import ensure_unpacked
+
+    ex = example_dir()
+    first = next(ln for ln in (ex / "restraints.list").read_text().splitlines() if ln[:2] == "R ")
+    one = tmp_path / "one.list"
+    one.write_text(" ".join(first.split()[:2]) + "\n")
+    pairs = write_pairs(
+        tmp_path / "pairs.csv",
+        [("name", "receptor", "ligand", "restraints"),
+         ("one", str(ex / "2X9A_r_u.pdb"), str(ex / "2X9A_l_u.pdb"), str(one))],
+    )  # fmt: skip
+    small = {"steps": 2, "glowworms": 8, "swarms": 2, "top": 2, "quiet": True, "threads": 1}
+    sparkledock.screen(pairs, tmp_path / "screen", **small)
+    docked = dock(ex / "2X9A_r_u.pdb", ex / "2X9A_l_u.pdb", tmp_path / "dock", restraints=one,
+                  options=DockOptions(**small))  # fmt: skip
+    screened = json.loads((tmp_path / "screen" / "one" / "run.json").read_text())
+    record = json.loads((docked / "run.json").read_text())
+    assert screened["options"]["rank_method"] == record["options"]["rank_method"]
+    assert record["options"]["rank_method"] == "learned_partial"
+    assert screened["result"]["knowledge"]["level"] == "one receptor residue"
+    starts = []
+    for folder in (tmp_path / "screen" / "one", docked):
+        ensure_unpacked(folder / "setup")
+        starts.append((folder / "setup" / "init" / "initial_positions_0.dat").read_text())
+    assert starts[0] == starts[1]

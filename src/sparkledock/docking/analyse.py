@@ -27,7 +27,7 @@ from ..io.lightdock import GSOOutput, load_setup, read_gso_output
 from ..io.setupdir import SetupDir
 from ..molecule.system import DockingSetup
 from ..runlog import LOGGER, RunRecord, untimed
-from .options import FILTER_FRACTION, DockOptions, with_defaults
+from .options import FILTER_FRACTION, DockOptions
 from .sites import SITE_ORDER, SITES_FOLDER, SiteModel, site_count
 
 
@@ -164,7 +164,8 @@ def analyse(
     """
     if not isinstance(setup, DockingSetup):
         setup = load_setup(setup)
-    options = with_defaults(options, restrained=restraints is not None)
+    if options.rank_method is None:  # (the caller resolves the protocol: .knowledge.resolve)
+        raise ValueError("analyse: options must have the protocol's defaults decided")
     stage = runrec.stage if runrec is not None else untimed
     folder = SetupDir(setup.path)
     n_swarms = setup.n_swarms

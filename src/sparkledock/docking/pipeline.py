@@ -13,13 +13,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..analysis.propensity import likely_residues
 from ..engine.driver import run_simulation
 from ..errors import InputFileError, SparkledockError
 from ..fileutil import LOCK_NAME, atomic_write_text, folder_lock
 from ..io.lightdock import load_setup
 from ..io.setupdir import SetupDir
-from ..molecule.restraints import knowledge_of
+from ..molecule.restraints import Knowledge
 from ..molecule.structure import read_structure
 from ..molecule.system import DockingSetup
 from ..preparation.inputs import ReadPartners
@@ -30,8 +29,8 @@ from .alternatives import dock_alternatives
 from .analyse import analyse, ranking_identity
 from .checks import check_docking, check_ranked_molecules, check_ranking
 from .disk import settle
+from .knowledge import ligand_face, resolve
 from .options import (
-    LIGAND_FACE_FRACTION,
     DockOptions,
     dock_setup_options,
     engine_name,
@@ -295,8 +294,8 @@ def _by_knowledge(
     """The options a restrained docking runs with once its restraints are read: the
     protocol's defaults decided again for the level of knowledge they give
     (:func:`~.options.with_defaults`), checked, and the level named in run.json."""
-    known = knowledge_of(partners.restraints)
-    decided = with_defaults(asked, restrained=True, level=known.level)
+    decided, known = resolve(asked, partners.restraints)
+    assert known is not None  # (restraints were read)
     if decided != options:
         check_ranked_molecules(check_ranking(decided, True), partners.raw, paths)
     runrec.options = decided
@@ -305,17 +304,17 @@ def _by_knowledge(
 
 
 def _ligand_face(partners: ReadPartners, options: DockOptions, runrec: RunRecord) -> None:
-    """Before a new setup: with the ligand's side unknown, under the sparkledock protocol,
-    the starting ligands turn their likeliest interface residues toward the receptor's
-    restraints (``Restraints.ligand_face``; no score, filter or ranking reads them)."""
+    """Before a new setup: with the ligand's side unknown, the starting ligands turn their
+    likeliest interface residues toward the receptor's restraints (:func:`.knowledge.
+    ligand_face`), named in run.json and the log."""
     known = runrec.result.get("knowledge", {})
-    fraction = LIGAND_FACE_FRACTION.get(known.get("level", ""), 0.0)
-    if options.protocol != "sparkledock" or fraction <= 0:
-        return
-    likely = likely_residues(partners.cleaned[1], fraction)
-    partners.restraints.ligand_face = likely
-    known["ligand_face"] = likely
-    LOGGER.info(f"setup: the ligands start facing their {len(likely)} likeliest interface residues")
+    level = Knowledge(known["level"], known["receptor"], known["ligand"]) if known else None
+    likely = ligand_face(partners, options, level)
+    if likely:
+        known["ligand_face"] = likely
+        LOGGER.info(
+            f"setup: the ligands start facing their {len(likely)} likeliest interface residues"
+        )
 
 
 def _follow(comm: Any, sites_shared: bool) -> None:

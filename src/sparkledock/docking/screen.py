@@ -25,11 +25,14 @@ from ..backend import Engine
 from ..engine.driver import Execution, run_setups
 from ..errors import InputFileError, SparkledockError, SparkledockWarning
 from ..fileutil import atomic_write_text, check_output_folder, folder_lock, read_text_input
+from ..io.restraints import read_restraints
 from ..io.setupdir import SetupDir
+from ..molecule.restraints import Knowledge
 from ..runlog import LOGGER, RunRecord, file_record, untimed
 from .analyse import analyse
 from .checks import check_docking
-from .options import DockOptions, check_options, default_scoring_mode, engine_name, with_defaults
+from .knowledge import face_fraction, ligand_face, resolve
+from .options import DockOptions, check_options, default_scoring_mode, engine_name
 from .pipeline import (
     dock,
     dock_key,
@@ -168,9 +171,16 @@ def failed_pairs(out: str | os.PathLike[str]) -> list[str]:
         return [r["pair"] for r in csv.DictReader(handle) if r["status"] != "done"]
 
 
+def _known(options: DockOptions, pair: Pair) -> tuple[DockOptions, Knowledge | None]:
+    """The pair's options, the protocol resolved for what its restraints give, as ``dock``
+    resolves it (:func:`.knowledge.resolve`), and that level of knowledge."""
+    restraints = read_restraints(pair.restraints) if pair.restraints is not None else None
+    return resolve(options, restraints)
+
+
 def _own(options: DockOptions, pair: Pair) -> DockOptions:
-    """The pair's options: the protocol's defaults for a pair with or without restraints."""
-    return with_defaults(options, bool(pair.restraints))
+    """The pair's options (:func:`_known`)."""
+    return _known(options, pair)[0]
 
 
 def _check(pair: Pair, out: Path, options: DockOptions, force: bool) -> tuple[str | None, str]:
@@ -180,8 +190,8 @@ def _check(pair: Pair, out: Path, options: DockOptions, force: bool) -> tuple[st
     is refused, unless ``force``, which removes that docking's files)."""
     if pair.problem is not None:
         return pair.problem, ""
-    own = _own(options, pair)
     try:
+        own = _own(options, pair)
         check_docking(pair.receptor, pair.ligand, pair.restraints, pair.reference, own)
         key = dock_key(pair.receptor, pair.ligand, pair.restraints, own)
     except SparkledockError as exc:
@@ -281,8 +291,11 @@ def _analyse(pair: Pair, out: Path, options: DockOptions, setup: Path, history, 
     """A docked pair's analysis (unless done), recorded in its folder's run.json."""
     if (out / pair.name / "ranking.csv").is_file():
         return
-    quiet = replace(_own(options, pair), quiet=True)
+    own, known = _known(options, pair)
+    quiet = replace(own, quiet=True)
     pair_record = RunRecord(out / pair.name, "screen pair", options=quiet, engine=engine)
+    if known is not None:  # (what the restraints gave, as dock records it)
+        pair_record.result["knowledge"] = known.as_dict()
     files = {"receptor": pair.receptor, "ligand": pair.ligand, "restraints": pair.restraints}
     files["reference"] = pair.reference
     pair_record.inputs = {k: file_record(v) for k, v in files.items() if v}
@@ -327,9 +340,14 @@ def _setups(
         folder = out / pair.name
         if i % size != rank or SetupDir(folder / "setup").setup_json.is_file():
             continue
-        own = _own(options, pair)
+        own, known = _known(options, pair)
         try:
-            prepare_dock_setup(pair.receptor, pair.ligand, folder, pair.restraints, own)
+            partners = None  # (read again where the ligands start facing the restraints)
+            if face_fraction(own, known) > 0:
+                args = (pair.receptor, pair.ligand, pair.restraints, pair.reference, own)
+                partners = check_docking(*args)
+                ligand_face(partners, own, known)
+            prepare_dock_setup(pair.receptor, pair.ligand, folder, pair.restraints, own, partners)
             write_record(folder, keys[pair.name], "setup")
         except SparkledockError as exc:
             failed[pair.name] = str(exc)
