@@ -4,14 +4,10 @@ and the site model's training script end to end on two tiny training complexes."
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from conftest import BENCH, SHARED
+from conftest import BENCH
 from sparkledock.analysis.features import (
     INTERFACE_A,
     PROPENSITY,
@@ -19,7 +15,7 @@ from sparkledock.analysis.features import (
     interface_propensity,
     interface_sizes,
 )
-from sparkledock.analysis.learned import Trees, read_trees
+from sparkledock.analysis.learned import read_trees
 from sparkledock.analysis.models import complex_coordinates
 from sparkledock.analysis.propensity import (
     AMINO_ACIDS,
@@ -28,8 +24,6 @@ from sparkledock.analysis.propensity import (
     residue_logodds,
     residue_table,
 )
-
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
 @pytest.fixture(scope="module")
@@ -100,35 +94,3 @@ def test_interface_propensity_equals_its_definition(example):
     mine = (residue_logodds(setup.receptor.atoms), residue_logodds(setup.ligand.atoms))
     np.testing.assert_array_equal(interface_propensity(setup, poses, mine)["propensity"],
                                   default["propensity"])  # fmt: skip
-
-
-def test_site_training_script_runs_end_to_end_on_two_tiny_training_complexes(tmp_path, monkeypatch):
-    """Residue tables and labels of two training complexes, a fit, its export (reproduced
-    by the package's trees) and every complex's out-of-fold log-odds."""
-    assert (SHARED / "train" / "2OOB").is_dir()  # (skipped without ../shared: conftest)
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    sys.modules.pop("site_propensity", None)
-    import site_propensity
-
-    out, oof = tmp_path / "site.json", tmp_path / "oof.npz"
-    params = {"n_estimators": 5, "num_leaves": 3, "min_child_samples": 5}
-    site_propensity.main(
-        [str(SHARED / "train"), "--complexes", "2OOB", "1EFN", "--folds", "2", "--params",
-         json.dumps(params), "--export", str(out), "--oof", str(oof), "--cache",
-         str(tmp_path / "cache"), "--threads", "1"]
-    )  # fmt: skip
-    record = json.loads(out.read_text())
-    assert record["training_complexes"] == ["1EFN", "2OOB"]
-    trees = Trees(**{k: np.asarray(v) for k, v in record["trees"].items()})
-    np.testing.assert_allclose(
-        trees.predict(np.array(record["check"]["rows"])), record["check"]["predictions"],
-        atol=1e-9,
-    )  # fmt: skip
-    data = site_propensity.load(SHARED / "train", tmp_path / "cache", ["2OOB", "1EFN"])
-    with np.load(oof) as got:
-        assert sorted(got) == ["1EFN_ligand", "1EFN_receptor", "2OOB_ligand", "2OOB_receptor"]
-        for name, tables in data.items():
-            assert len(got[f"{name}_receptor"]) == len(tables["x_receptor"])
-            assert np.isfinite(got[f"{name}_receptor"]).all()
-            # each interface has residues of both partners, and most residues are not in it
-            assert 0 < tables["y_receptor"].sum() < tables["known_receptor"].sum() / 2

@@ -335,38 +335,3 @@ def test_satisfaction_equals_every_pair_checked(setups):
         got = satisfaction(setup, poses, restraints, 5.0, passive, ("protein", "all"))
         assert got.max() > 0.0 and got.min() < got.max()
         assert np.array_equal(got, np.array(expected))
-
-
-def test_restrained_pools_are_archived_without_poses_and_read_back(tmp_path, monkeypatch):
-    """A restrained training pool (a tiny docking of 1EFN with its true-interface
-    restraints) archived without its poses: ``restrained_choice.load`` reads the archive as
-    it reads the pool folder, less the poses; archiving again writes nothing; an archived
-    complex is not docked again."""
-    import sys
-    from pathlib import Path
-
-    from conftest import SHARED
-
-    assert (SHARED / "train" / "1EFN").is_dir()  # (skipped without ../shared: conftest)
-    benchmarks = Path(__file__).resolve().parent.parent / "benchmarks"
-    monkeypatch.syspath_prepend(str(benchmarks))
-    for name in ("restrained_pools", "restrained_choice"):
-        sys.modules.pop(name, None)
-    import restrained_choice
-    import restrained_pools
-
-    out, kept = tmp_path / "pools", tmp_path / "archive"
-    argv = ["--set", "train", "--complexes", "1EFN", "--early-steps", "--steps", "10"]
-    argv += ["-g", "10", "-s", "3", "--threads", "1"]
-    restrained_pools.main([*argv, "--out", str(out)])
-    restrained_pools.main(["--out", str(out), "--archive", str(kept)])
-    pools, archived = restrained_choice.load(out), restrained_choice.load(kept)
-    assert list(archived) == ["1EFN"] and "pose" not in archived["1EFN"]
-    assert set(pools["1EFN"]) - set(archived["1EFN"]) == {"pose"}
-    for key, values in archived["1EFN"].items():
-        np.testing.assert_array_equal(values, pools["1EFN"][key], err_msg=key)
-    assert {"satisfaction", "satisfaction_all", "fnat", "dockq"} <= set(archived["1EFN"])
-    assert (kept / "1EFN" / "pool.json").is_file()
-    assert restrained_pools.archive_pools(out, kept) == []  # (unchanged: not rewritten)
-    restrained_pools.main([*argv, "--out", str(tmp_path / "again"), "--skip-archived", str(kept)])
-    assert not (tmp_path / "again").exists()
