@@ -29,7 +29,7 @@ def test_training_script_runs_end_to_end_on_two_tiny_training_complexes(
 ):
     """Blind pools of two small training complexes (a tiny docking each), their features,
     a fit and an export that the package's trees reproduce."""
-    assert (SHARED / "train" / "2OOB").is_dir()  # (skipped without ../shared: conftest)
+    assert (SHARED / "train" / "2OOB").is_dir()
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     for name in ("restrained_pools", "blind_learned"):
         sys.modules.pop(name, None)
@@ -211,7 +211,7 @@ def test_a_pool_too_large_for_one_query_is_split_into_samples(monkeypatch):
 def test_site_training_script_runs_end_to_end_on_two_tiny_training_complexes(tmp_path, monkeypatch):
     """Residue tables and labels of two training complexes, a fit, its export (reproduced
     by the package's trees) and every complex's out-of-fold log-odds."""
-    assert (SHARED / "train" / "2OOB").is_dir()  # (skipped without ../shared: conftest)
+    assert (SHARED / "train" / "2OOB").is_dir()
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     sys.modules.pop("site_propensity", None)
     import site_propensity
@@ -245,14 +245,7 @@ def test_restrained_pools_are_archived_without_poses_and_read_back(tmp_path, mon
     restraints) archived without its poses: ``restrained_choice.load`` reads the archive as
     it reads the pool folder, less the poses; archiving again writes nothing; an archived
     complex is not docked again."""
-    import sys
-    from pathlib import Path
-
-    from conftest import SHARED
-
-    assert (SHARED / "train" / "1EFN").is_dir()  # (skipped without ../shared: conftest)
-    benchmarks = Path(__file__).resolve().parent.parent / "benchmarks"
-    monkeypatch.syspath_prepend(str(benchmarks))
+    assert (SHARED / "train" / "1EFN").is_dir()
     for name in ("restrained_pools", "restrained_choice"):
         sys.modules.pop(name, None)
     import restrained_choice
