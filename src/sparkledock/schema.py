@@ -15,6 +15,10 @@ from typing import Any
 
 from .errors import SparkledockError
 
+#: Atoms closer than this (Å) are in contact for the restraint filter and its commands
+#: (``filter --cutoff``, ``lgd_filter_restraints.py --cutoff``, :func:`sparkledock.
+#: filter_ranking`): one default for all of them.
+DEFAULT_CONTACT_CUTOFF_A = 5.0
 _NAMES = {int: "an integer", float: "a number", bool: "True or False", str: "a string"}
 
 

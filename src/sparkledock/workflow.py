@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import SparkledockError
 from .runlog import RUN_JSON
+from .schema import DEFAULT_CONTACT_CUTOFF_A
 
 if TYPE_CHECKING:  # (imported where used: ``import sparkledock`` stays light)
     from collections.abc import Sequence
@@ -488,7 +489,7 @@ def filter_ranking(
     restraints: str | os.PathLike[str] | Restraints | None = None,
     *,
     fnat: float | None = 0.4,
-    cutoff: float = 5.0,
+    cutoff: float = DEFAULT_CONTACT_CUTOFF_A,
     include_passive: bool = False,
     molecules: tuple[str, str] = ("all", "all"),
 ) -> Filtered:
@@ -498,8 +499,7 @@ def filter_ranking(
     request, within ``cutoff`` Å of the other partner; ``molecules``: which atoms of the
     receptor and the ligand count: all, protein or nucleic) and those satisfying at least
     ``fnat`` (:class:`~sparkledock.analysis.filter.Filtered`); ``restraints`` default: the
-    docking's own, from its setup. The cutoff and fraction are checked before any file is
-    read."""
+    docking's own. The cutoff and fraction are checked before any file is read."""
     from .analysis.filter import MOLECULES, check_filter, filter_solutions
     from .analysis.rank import read_ranking
     from .engine.context import setup_restraints

@@ -20,10 +20,10 @@ from ..molecule.anm import AMINO_ACIDS, NUCLEIC
 from ..molecule.restraints import Restraints
 from ..molecule.structure import Atoms
 from ..molecule.system import DockingSetup
+from ..schema import DEFAULT_CONTACT_CUTOFF_A
 from .models import complex_coordinates
 from .rank import Ranked
 
-DEFAULT_CONTACT_CUTOFF_A = 5.0
 #: Poses whose complex coordinates are built at once.
 CHUNK = 32
 

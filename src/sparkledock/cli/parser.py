@@ -7,6 +7,7 @@ import argparse
 from ..docking.options import DockOptions
 from ..engine.options import RunOptions
 from ..preparation.prepare import SetupOptions
+from ..schema import DEFAULT_CONTACT_CUTOFF_A
 from ..version import __version__
 from .commands import (
     cmd_cluster,
@@ -124,7 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("setup_dir", help="the setup directory")
     p.add_argument("ranking", help="a ranking (rank_by_scoring.list)")
     p.add_argument("restraints", help="LightDock restraints file")
-    p.add_argument("--cutoff", type=float, default=5.0, help="contact cutoff in Å (5)")
+    p.add_argument("--cutoff", type=float, default=DEFAULT_CONTACT_CUTOFF_A,
+                   help=f"contact cutoff in Å ({DEFAULT_CONTACT_CUTOFF_A:g})")  # fmt: skip
     p.add_argument(
         "--fnat",
         type=float,

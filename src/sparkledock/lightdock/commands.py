@@ -33,6 +33,7 @@ from ..fileutil import atomic_write_text, read_text_input
 from ..io.lightdock import load_setup
 from ..io.setupdir import SetupDir, model_name
 from ..molecule.system import DockingSetup
+from ..schema import DEFAULT_CONTACT_CUTOFF_A
 from ..scoring import NOT_AVAILABLE, SCORING_FUNCTIONS, from_lightdock, to_lightdock
 from ..seeds import DEFAULT_SEED
 from ..version import __version__
@@ -333,7 +334,8 @@ def _filter_parser() -> argparse.ArgumentParser:
     p.add_argument("restraints_file")
     p.add_argument("receptor_chains")
     p.add_argument("ligand_chains")
-    p.add_argument("--cutoff", "-cutoff", "-c", dest="cutoff", type=float, default=5.0)
+    p.add_argument("--cutoff", "-cutoff", "-c", dest="cutoff", type=float,
+                   default=DEFAULT_CONTACT_CUTOFF_A)  # fmt: skip
     p.add_argument("--fnat", "-fnat", "-f", dest="fnat", type=float, default=None)
     _flag(p, "--rnuc", dest="rnuc")
     _flag(p, "--lnuc", dest="lnuc")
