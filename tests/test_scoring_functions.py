@@ -273,6 +273,7 @@ def test_dfire2_on_torch_does_not_depend_on_chunks_or_rigid_partners(setups):
 def test_gso_on_torch_with_a_combination_equals_numba(tmp_path):
     """``run --backend torch`` with cpydock and vdw weighted: the same gso files as numba."""
     pytest.importorskip("torch")
+    pytest.importorskip("freesasa")  # (cpydock's extra: sparkledock[pydock], installed in CI)
     from conftest import writable_setup
     from sparkledock.cli import main
 
