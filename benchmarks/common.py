@@ -34,3 +34,21 @@ def full_setup(bench: Path, name: str, dest: Path) -> tuple[Path, int, int]:
         if not path.exists():
             write_poses(path, poses[swarm])
     return target, swarms, glow
+
+
+def write_model(path: Path, models: list, check: np.ndarray, fields: dict) -> None:
+    """A ranking model fitted with LightGBM, as the package reads it
+    (``sparkledock.analysis.learned``): ``fields`` (what it is, its features, training set,
+    parameters), LightGBM's own predictions of the ``check`` rows (the package's inference is
+    tested against them) and every tree as flat arrays (several models: summed)."""
+    from sparkledock.analysis.learned import trees_from_lightgbm
+
+    record = {
+        **fields,
+        "check": {
+            "rows": check.tolist(),
+            "predictions": sum(m.predict(check) for m in models).tolist(),
+        },
+        "trees": trees_from_lightgbm([m.booster_.dump_model() for m in models]),
+    }
+    path.write_text(json.dumps(record, separators=(",", ":")) + "\n")

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from common import write_model
 from dock_accuracy import inputs
 from sparkledock.analysis import learned
 from sparkledock.analysis.evaluate import capri_class
@@ -250,7 +251,7 @@ def export(path: Path, data: dict, spec_name: str, seeds: int) -> None:
     spec = SPECS[spec_name]
     models = fit(data, keys, spec, seeds)
     check = learned.feature_matrix(data[keys[0]], spec)[:64]
-    record = {
+    fields = {
         "what": "partial-knowledge ranking learned on training scenarios (LightGBM rank_xendcg)",
         "command": f"python benchmarks/partial_learned.py loco ROOTS --spec {spec_name} "
         "--export PATH",
@@ -261,13 +262,8 @@ def export(path: Path, data: dict, spec_name: str, seeds: int) -> None:
         "params": PARAMS,
         "seeds": list(range(seeds)),
         "label": "CAPRI class: 0 incorrect, 1 acceptable, 2 medium, 3 high",
-        "check": {
-            "rows": check.tolist(),
-            "predictions": sum(m.predict(check) for m in models).tolist(),
-        },
-        "trees": learned.trees_from_lightgbm([m.booster_.dump_model() for m in models]),
     }
-    path.write_text(json.dumps(record, separators=(",", ":")) + "\n")
+    write_model(path, models, check, fields)
     print(f"wrote {path} ({path.stat().st_size / 1024:.0f} KiB, {len(keys)} dockings)")
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from common import write_model
 from restrained_choice import FILTER_FRACTION, METHODS, acceptable, load, order
 
 FEATURES = (
@@ -140,18 +141,16 @@ def export(path: Path, data: dict, names: list[str], seeds: int) -> None:
     it: the trees as flat arrays, the features (as the package names them), the training
     complexes, parameters and seeds, and LightGBM's own predictions of a few rows (the
     package's inference is tested against them)."""
-    import json
 
     import lightgbm
 
     from sparkledock.analysis.learned import FEATURES as PACKAGE_FEATURES
-    from sparkledock.analysis.learned import trees_from_lightgbm
 
     models = fit(data, names, seeds)
     rng = np.random.default_rng(0)
     rows = np.concatenate([data[n][0] for n in names])
     check = rows[rng.choice(len(rows), 64, replace=False)]
-    record = {
+    fields = {
         "what": "restrained ranking learned on training complexes (LightGBM lambdarank)",
         "command": "python benchmarks/restrained_learned.py POOLS --export PATH",
         "lightgbm": lightgbm.__version__,
@@ -161,13 +160,8 @@ def export(path: Path, data: dict, names: list[str], seeds: int) -> None:
         "params": PARAMS,
         "seeds": list(range(seeds)),
         "label": "CAPRI class: 0 incorrect, 1 acceptable, 2 medium, 3 high",
-        "check": {
-            "rows": check.tolist(),
-            "predictions": sum(m.predict(check) for m in models).tolist(),
-        },
-        "trees": trees_from_lightgbm([m.booster_.dump_model() for m in models]),
     }
-    path.write_text(json.dumps(record, separators=(",", ":")) + "\n")
+    write_model(path, models, check, fields)
     print(f"wrote {path} ({path.stat().st_size / 1024:.0f} KiB, {len(names)} complexes)")
 
 
