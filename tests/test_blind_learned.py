@@ -266,6 +266,13 @@ def test_the_blind_model_falls_back_outside_its_training_domain(example):
         "learned_blind", replace(setup, ligand=replace(setup.ligand, atoms=dna))
     )
     assert method == "soft_consensus" and why == "the ligand holds nucleic acids"
+    # the partial-knowledge model (the blind model's features and more) falls back where the
+    # blind one does, to the restrained consensus of score and satisfaction
+    assert in_domain("learned_partial", setup) == ("learned_partial", None)
+    method, why = in_domain(
+        "learned_partial", replace(setup, ligand=replace(setup.ligand, atoms=dna))
+    )
+    assert method == "restraints" and why == "the ligand holds nucleic acids"
 
 
 def test_a_model_diversity_step_moves_near_duplicates_back_in_its_head_only(monkeypatch):
