@@ -20,8 +20,9 @@ residues of a side of n, at least one, as the study's files hold) and the padded
 ones) with the default ``dock``, one docking per run in a child process (its own peak memory),
 and print per scenario the acceptable-or-better successes in the top 1 / 5 / 10, the pool's
 ceiling (an acceptable model anywhere in the ranking), the median and largest wall time and
-peak memory, beside LightDock's published top 1 / 5 / 10 where the set has them. The merged
-scenarios' models are ranked together by the run's score (as the study merges its runs).
+peak memory, beside LightDock's published top 1 / 5 / 10 where the set has them. Each run of
+a merged scenario is docked as one alternative of ``dock -r A -r B`` is, and their models are
+ranked together by the run's score (as the study merges its runs).
 Resumable: each docking leaves ``<out>/<S>/<C>[.runN]/result.json``; its folder's poses are
 removed once evaluated (``--keep`` keeps them).
 
