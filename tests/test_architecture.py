@@ -168,3 +168,27 @@ def test_the_cycle_finder_finds_cycles():
     assert _cycles(graph) == [["a", "b", "c"]]
     assert _allowed_cycle(["sparkledock.scoring.vdw.model", "sparkledock.scoring.vdw.torch_kernel"])
     assert not _allowed_cycle(["sparkledock.cli", "sparkledock.lightdock.commands"])
+
+
+#: What the command lines (cli/, lightdock/) import: the stages (``workflow``, whose
+#: ``workflow.commands`` holds what the stages do not return, and ``docking``), the schema and
+#: the errors, the leaves beside them (version, seeds, the engine choice, atomic files, the
+#: run log) and each other: nothing below the stages.
+FRONT = ("cli", "lightdock")
+FRONT_REACHES = {"workflow", "docking", "schema", "errors", "version", "seeds", "backend"}
+FRONT_REACHES |= {"fileutil", "runlog", *FRONT}
+#: The one exception: LightDock's post-processing scripts (ellipsoid poles, membranes,
+#: contact maps, trajectories), ports that compose no stage and read atoms directly.
+FRONT_EXCEPTIONS = {"sparkledock.lightdock.tools"}
+
+
+def test_the_command_lines_reach_nothing_below_the_stages():
+    below = sorted(
+        (source, target)
+        for source, targets in GRAPH.items()
+        if _unit(source) in FRONT and source not in FRONT_EXCEPTIONS
+        for target in targets
+        if _unit(target) not in FRONT_REACHES
+    )
+    assert below == []
+    assert {"sparkledock.cli.commands", "sparkledock.lightdock.commands"} <= set(GRAPH)

@@ -1,6 +1,6 @@
 """The ``sparkledock`` subcommands: each translates its parsed arguments into a call of the
-stage API (:mod:`sparkledock.workflow`, :mod:`sparkledock.docking`, :mod:`sparkledock.analysis`)
-and prints what it wrote."""
+stage API (:mod:`sparkledock.workflow`, :mod:`sparkledock.docking`) and prints what it
+wrote."""
 
 from __future__ import annotations
 
@@ -14,10 +14,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import SparkledockError
-from ..io.lightdock import load_setup, read_poses
-from ..io.setupdir import SetupDir, model_name
-from ..scoring.prepared import prepare_scoring
 from ..version import __version__
+from ..workflow.commands import SetupDir, load_setup, prepare_scoring, read_poses
 
 if TYPE_CHECKING:
     from ..docking import DockOptions
@@ -86,8 +84,8 @@ def cmd_setup(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from ..engine.parallel import mpi_world
     from ..workflow import execute
+    from ..workflow.commands import mpi_world
 
     comm = mpi_world()
     options = run_options(vars(args), engine_of(args, exact=args.exact))
@@ -98,31 +96,26 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from ..analysis.models import write_models
-    from ..io.lightdock import read_gso_output
+    from ..workflow.commands import generate_models
 
-    setup = load_setup(args.setup_dir)
-    data = read_gso_output(args.gso_file)
-    count = min(args.glowworms, len(data.poses))
-    folder = Path(args.gso_file).parent
     suffix = ".cif" if args.format == "cif" else ".pdb"
-    names = [Path(model_name(i)).with_suffix(suffix).name for i in range(count)]
-    write_models(setup, data.poses[:count], [folder / n for n in names])
-    print(f"sparkledock: wrote {count} models in {folder}", file=sys.stderr)
+    paths = generate_models(args.setup_dir, args.gso_file, args.glowworms, suffix)
+    folder = Path(args.gso_file).parent
+    print(f"sparkledock: wrote {len(paths)} models in {folder}", file=sys.stderr)
     return 0
 
 
 def cmd_cluster(args: argparse.Namespace) -> int:
-    from ..analysis.cluster import write_cluster_repr
+    from ..workflow.commands import cluster_swarm
 
-    target = write_cluster_repr(load_setup(args.setup_dir), args.gso_file)
+    target = cluster_swarm(args.setup_dir, args.gso_file)
     print(f"sparkledock: wrote {target}", file=sys.stderr)
     return 0
 
 
 def cmd_rank(args: argparse.Namespace) -> int:
-    from ..analysis.rank import write_ranking
     from ..workflow import rank
+    from ..workflow.commands import write_ranking
 
     ranking = rank(
         args.setup_dir,
@@ -144,8 +137,8 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
 
 def cmd_filter(args: argparse.Namespace) -> int:
-    from ..analysis.rank import write_ranking
     from ..workflow import filter_ranking
+    from ..workflow.commands import write_ranking
 
     filtered = filter_ranking(
         args.setup_dir,
@@ -181,8 +174,8 @@ def cmd_top(args: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from ..analysis.evaluate import refuse_swapped
     from ..workflow import evaluate
+    from ..workflow.commands import refuse_swapped
 
     chains = args.receptor_chains.split(",") if args.receptor_chains else None
     for model in args.models:  # (all checked before any is evaluated)
@@ -230,7 +223,7 @@ def cmd_dock(args: argparse.Namespace) -> int:
         reference = args.reference
         options = dock_options(args)
         out = args.output or "sparkledock_out"
-    from ..engine.parallel import mpi_world
+    from ..workflow.commands import mpi_world
 
     folder = dock(
         receptor,
@@ -252,7 +245,7 @@ def cmd_dock(args: argparse.Namespace) -> int:
 
 def cmd_screen(args: argparse.Namespace) -> int:
     from ..docking.screen import failed_pairs, screen
-    from ..engine.parallel import mpi_world
+    from ..workflow.commands import mpi_world
 
     summary = screen(
         args.pairs, args.output, options=dock_options(args), comm=mpi_world(), force=args.force
@@ -310,7 +303,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_scoring_list(args: argparse.Namespace) -> int:
     """The scoring functions, their backends and the molecules they score."""
-    from ..scoring import describe_scoring
+    from ..workflow.commands import describe_scoring
 
     for row in describe_scoring():
         notes = [f"needs sparkledock[{e}]" for e in row["extras"]]

@@ -13,11 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..backend import BACKENDS, PRECISIONS, Engine, resolve_engine
 from ..schema import at_least as at_least  # (re-exported: the parsers' integer type)
-from ..scoring import SCORING_FUNCTIONS
 
 if TYPE_CHECKING:
-    from ..engine.options import RunOptions
-    from ..preparation.prepare import SetupOptions
+    from ..workflow.commands import RunOptions, SetupOptions
 
 #: Poses scored per call when streaming results (and reporting progress).
 CHUNK = 8192
@@ -53,6 +51,8 @@ def add_engine_options(p: argparse.ArgumentParser, backends: Sequence[str] = BAC
 
 def add_scoring_option(p: argparse.ArgumentParser, what: str) -> None:
     """--scoring: a function, a weighted combination or a LightDock scoring file."""
+    from ..workflow.commands import SCORING_FUNCTIONS
+
     p.add_argument(
         "--scoring",
         default="dfire",
@@ -166,7 +166,7 @@ def setup_options(values: dict[str, Any]) -> SetupOptions:
     present, ``--no-map-modified`` turned around, and the swarm spacing the protocol gives
     when none is asked for."""
     from ..docking.options import setup_spacing
-    from ..preparation.prepare import SetupOptions
+    from ..workflow.commands import SetupOptions
 
     chosen = options_by_name(SetupOptions, values, _SETUP_RENAMED)
     restrained = values.get("restraints") is not None
@@ -177,7 +177,7 @@ def setup_options(values: dict[str, Any]) -> SetupOptions:
 def run_options(values: dict[str, Any], engine: Engine) -> RunOptions:
     """``run``'s options from parsed arguments (sparkledock's or ``lightdock3.py``'s, named
     as :class:`~sparkledock.engine.options.RunOptions`'s fields) on ``engine``."""
-    from ..engine.options import RunOptions
+    from ..workflow.commands import RunOptions
 
     return RunOptions(**{**options_by_name(RunOptions, values), "engine": engine})
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 
 from ..docking.options import DockOptions
-from ..engine.options import RunOptions
-from ..preparation.prepare import SetupOptions
 from ..schema import DEFAULT_CONTACT_CUTOFF_A
 from ..version import __version__
+from ..workflow.commands import RunOptions, SetupOptions
 from .commands import (
     cmd_cluster,
     cmd_demo,

@@ -30,13 +30,18 @@ from ..backend import Engine
 from ..cli.options import at_least, report_run, run_options, setup_options, show_warning
 from ..errors import InputFileError, SparkledockError
 from ..fileutil import atomic_write_text, read_text_input
-from ..io.lightdock import load_setup
-from ..io.setupdir import SetupDir, model_name
-from ..molecule.system import DockingSetup
 from ..schema import DEFAULT_CONTACT_CUTOFF_A
-from ..scoring import NOT_AVAILABLE, SCORING_FUNCTIONS, from_lightdock, to_lightdock
 from ..seeds import DEFAULT_SEED
 from ..version import __version__
+from ..workflow.commands import (
+    NOT_AVAILABLE,
+    SCORING_FUNCTIONS,
+    DockingSetup,
+    SetupDir,
+    from_lightdock,
+    load_setup,
+    to_lightdock,
+)
 from . import tools as tools
 
 #: Marks the scripts that :func:`install_commands` writes (so it never overwrites others).
@@ -186,8 +191,8 @@ def _simulation_parser() -> argparse.ArgumentParser:
 
 
 def _simulation(args: argparse.Namespace) -> int:
-    from ..engine.parallel import mpi_world
     from ..workflow import execute
+    from ..workflow.commands import mpi_world
 
     if args.list_scoring:
         print("\n".join(sorted({to_lightdock(name) for name in SCORING_FUNCTIONS})))
@@ -236,8 +241,8 @@ def _rank_parser() -> argparse.ArgumentParser:
 
 
 def _rank(args: argparse.Namespace) -> int:
-    from ..analysis.rank import write_ranking
     from ..workflow import rank
+    from ..workflow.commands import write_ranking
 
     if args.clashes_cutoff is not None:
         raise _refuse("-c (clashes cutoff)")
@@ -272,7 +277,7 @@ def _models_parser(prog: str, third: str, fourth: str) -> argparse.ArgumentParse
 
 def _model_setup(args: argparse.Namespace, near: Path) -> DockingSetup:
     """The setup to build models from, holding every atom of its parsed structures."""
-    from ..analysis.models import with_file_atoms
+    from ..workflow.commands import with_file_atoms
 
     setup = load_setup(_find_setup(args.setup_file, near, Path(args.receptor_structures).parent))
     tools.check_structures(setup, args.receptor_structures, args.ligand_structures)
@@ -280,8 +285,8 @@ def _model_setup(args: argparse.Namespace, near: Path) -> DockingSetup:
 
 
 def _top(args: argparse.Namespace) -> int:
-    from ..analysis.rank import read_ranking
     from ..workflow import top
+    from ..workflow.commands import read_ranking
 
     ranking_file = Path(args.lightdock_ranking_file)
     ranking = read_ranking(ranking_file)  # before any model is written
@@ -293,16 +298,14 @@ def _top(args: argparse.Namespace) -> int:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from ..analysis.models import write_models
-    from ..io.lightdock import read_gso_output
+    from ..workflow.commands import generate_models, read_gso_output
 
     gso_file = Path(args.lightdock_output)
-    data = read_gso_output(gso_file)
+    read_gso_output(gso_file)  # (before the setup is looked for, as LightDock's order)
     setup = _model_setup(args, gso_file.parent.parent)
-    count = min(args.glowworms, len(data.poses))
-    folder = gso_file.parent
-    write_models(setup, data.poses[:count], [folder / model_name(i) for i in range(count)])
-    print(f"lgd_generate_conformations.py: {count} models in {folder}", file=sys.stderr)
+    paths = generate_models(setup, gso_file, args.glowworms)
+    print(f"lgd_generate_conformations.py: {len(paths)} models in {gso_file.parent}",
+          file=sys.stderr)  # fmt: skip
     return 0
 
 
@@ -316,11 +319,10 @@ def _cluster_parser() -> argparse.ArgumentParser:
 
 
 def _cluster(args: argparse.Namespace) -> int:
-    from ..analysis.cluster import write_cluster_repr
+    from ..workflow.commands import cluster_swarm
 
     gso_file = Path(args.gso_output_file).absolute()
-    setup_dir = _find_setup(None, gso_file.parent.parent)
-    target = write_cluster_repr(load_setup(setup_dir), gso_file)
+    target = cluster_swarm(_find_setup(None, gso_file.parent.parent), gso_file)
     print(f"lgd_cluster_bsas.py: wrote {target}", file=sys.stderr)
     return 0
 
@@ -344,11 +346,8 @@ def _filter_parser() -> argparse.ArgumentParser:
 
 
 def _filter(args: argparse.Namespace) -> int:
-    from ..analysis.filter import check_filter
-    from ..analysis.models import write_models
-    from ..analysis.rank import read_ranking
-    from ..io.restraints import read_restraints
     from ..workflow import filter_ranking
+    from ..workflow.commands import check_filter, read_ranking, read_restraints, write_models
 
     check_filter(args.cutoff, args.fnat)  # (before any file is read)
     ranking_file = Path(args.ranking_file)

@@ -1,0 +1,90 @@
+"""What the command lines (:mod:`sparkledock.cli`, :mod:`sparkledock.lightdock`) call besides
+the stages: the models of one swarm's gso file, a swarm's clustering, and the files, option
+objects and names a command reads or writes (ranking and restraint files, a setup folder, the
+scoring functions' names, the MPI world). The command lines reach the package through
+:mod:`sparkledock.workflow`, :mod:`sparkledock.docking`, the schema and the errors only
+(``tests/test_architecture.py``); this module is where they find what the stages do not
+return. Not imported by ``import sparkledock`` (it loads the engine)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..analysis.cluster import write_cluster_repr
+from ..analysis.evaluate import refuse_swapped
+from ..analysis.filter import check_filter
+from ..analysis.models import with_file_atoms, write_models
+from ..analysis.rank import read_ranking, write_ranking
+from ..engine.options import RunOptions
+from ..engine.parallel import mpi_world
+from ..io.lightdock import load_setup, read_gso_output, read_poses
+from ..io.restraints import read_restraints
+from ..io.setupdir import SetupDir, model_name
+from ..molecule.system import DockingSetup
+from ..preparation.prepare import SetupOptions
+from ..scoring import (
+    NOT_AVAILABLE,
+    SCORING_FUNCTIONS,
+    describe_scoring,
+    from_lightdock,
+    to_lightdock,
+)
+from ..scoring.prepared import prepare_scoring
+
+__all__ = [
+    "NOT_AVAILABLE",
+    "SCORING_FUNCTIONS",
+    "DockingSetup",
+    "RunOptions",
+    "SetupDir",
+    "SetupOptions",
+    "check_filter",
+    "cluster_swarm",
+    "describe_scoring",
+    "from_lightdock",
+    "generate_models",
+    "load_setup",
+    "model_name",
+    "mpi_world",
+    "prepare_scoring",
+    "read_gso_output",
+    "read_poses",
+    "read_ranking",
+    "read_restraints",
+    "refuse_swapped",
+    "to_lightdock",
+    "with_file_atoms",
+    "write_models",
+    "write_ranking",
+]
+
+
+def _loaded(setup: str | os.PathLike[str] | DockingSetup) -> DockingSetup:
+    return setup if isinstance(setup, DockingSetup) else load_setup(setup)
+
+
+def generate_models(
+    setup: str | os.PathLike[str] | DockingSetup,
+    gso_file: str | os.PathLike[str],
+    count: int,
+    suffix: str = ".pdb",
+) -> list[Path]:
+    """The models of a gso file's first ``count`` glowworms (at most all of them), written
+    beside it as ``lightdock_<i>`` with ``suffix`` (``sparkledock generate``,
+    ``lgd_generate_conformations.py``); the gso file is read before any model is written."""
+    data = read_gso_output(gso_file)
+    loaded = _loaded(setup)
+    count = min(count, len(data.poses))
+    folder = Path(gso_file).parent
+    paths = [folder / Path(model_name(i)).with_suffix(suffix).name for i in range(count)]
+    write_models(loaded, data.poses[:count], paths)
+    return paths
+
+
+def cluster_swarm(
+    setup: str | os.PathLike[str] | DockingSetup, gso_file: str | os.PathLike[str]
+) -> Path:
+    """One swarm's glowworms clustered as LightDock's BSAS does, ``cluster.repr`` written
+    beside the gso file (``sparkledock cluster``, ``lgd_cluster_bsas.py``); its path."""
+    return write_cluster_repr(_loaded(setup), gso_file)
