@@ -174,7 +174,7 @@ def test_an_unknown_scoring_mode_is_refused_before_any_work(tmp_path):
 
     src = BENCH / "2X9A"
     out = tmp_path / "out"
-    with pytest.raises(SparkledockError, match="--scoring-mode 'fastest': no such scoring mode"):
+    with pytest.raises(SparkledockError, match=r"^scoring_mode 'fastest': no such scoring mode"):
         dock(
             src / "2X9A_r_u.pdb",
             src / "2X9A_l_u.pdb",

@@ -248,9 +248,9 @@ def test_early_stopping_is_refused_with_lightdocks_random_stream_or_a_bad_tolera
     with pytest.raises(SparkledockError, match="no swarm stops early"):
         run_simulation(root, 40, exact=True, threads=1, quiet=True, stop_tolerance=0.5)
     for bad in (float("nan"), float("inf"), -0.1):
-        with pytest.raises(SparkledockError, match="--stop-tolerance must be 0 or a positive"):
+        with pytest.raises(SparkledockError, match=r"^stop_tolerance must be 0 or a positive"):
             run_simulation(root, 40, threads=1, quiet=True, stop_tolerance=bad)
-        with pytest.raises(SparkledockError, match="--stop-tolerance must be 0 or a positive"):
+        with pytest.raises(SparkledockError, match=r"^stop_tolerance must be 0 or a positive"):
             dock(EXAMPLE["receptor"], EXAMPLE["ligand"], tmp_path / "d", options=DockOptions(
                 stop_tolerance=bad))  # fmt: skip
         assert not (tmp_path / "d").exists() and not list((root / "swarm_0").glob("gso_*"))

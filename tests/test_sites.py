@@ -147,7 +147,7 @@ def test_redock_sites_is_refused_with_restraints_or_below_zero(tmp_path):
     with pytest.raises(SparkledockError, match=r"restraints\.list: --redock-sites"):
         dock(REC, LIG, tmp_path / "a", restraints=SRC / "restraints.list",
              options=DockOptions(**TINY, redock_sites=2))  # fmt: skip
-    with pytest.raises(SparkledockError, match="--redock-sites must be at least 0"):
+    with pytest.raises(SparkledockError, match="redock_sites must be at least 0"):
         dock(REC, LIG, tmp_path / "b", options=DockOptions(**TINY, redock_sites=-1))
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 
 import pytest
 
@@ -200,7 +201,7 @@ def test_run_options_are_one_schema_checked_before_any_work(tmp_path):
         ({"seed": "5"}, "seed must be an integer"),
         ({"exact": True, "scoring_mode": "fast"}, "scores exactly"),
         ({"exact": True, "stop_tolerance": 0.01}, "no swarm stops early"),
-        ({"translation_step": -1.0}, "--translation-step must be positive"),
+        ({"translation_step": -1.0}, "^translation_step must be positive"),
         ({"scoring_mode": "quick"}, "no such scoring mode"),
         ({"swarms": [-1]}, "swarm ids must be integers from 0"),
         ({"gso_config": str(tmp_path / "missing.conf")}, "missing.conf"),
@@ -274,3 +275,28 @@ def test_rank_filter_top_stages_are_what_the_commands_write(tmp_path, capsys):
     ):
         with pytest.raises(SparkledockError, match=said):
             call()
+
+
+def test_a_refused_option_is_named_by_its_field_in_python_and_by_its_flag_on_the_command_line(
+    tmp_path, capsys
+):
+    """One refusal, two spellings: the API's keyword, the command line's flag (no Python
+    caller reads ``--scoring-mode``; no command-line user reads ``scoring_mode``)."""
+    from sparkledock.cli import main
+    from sparkledock.errors import OptionError
+
+    said = "scoring vdw: no fast mode (only dfire has one); use scoring_mode exact"
+    with pytest.raises(OptionError, match=f"^{re.escape(said)}$"):
+        sparkledock.dock(REC, LIG, tmp_path / "a", scoring="vdw", scoring_mode="fast")
+    with pytest.raises(OptionError, match=r"^rank_method 'best': no such ranking"):
+        sparkledock.dock(REC, LIG, tmp_path / "a", rank_method="best")
+    argv = ["dock", str(REC), str(LIG), "-o", str(tmp_path / "b")]
+    assert main([*argv, "--scoring", "vdw", "--scoring-mode", "fast"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "sparkledock: error: --scoring vdw: no fast mode (only dfire has one); "
+        "use --scoring-mode exact"
+    )
+    assert main(["run", str(tmp_path / "c"), "2", "--translation-step", "0"]) == 1
+    assert "error: --translation-step must be positive" in capsys.readouterr().err
+    assert not any((tmp_path / name).exists() for name in "abc")

@@ -6,6 +6,8 @@ so the CLI can print it as is and exit non-zero.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 
 class SparkledockError(Exception):
     """Base class of every error sparkledock raises on bad input."""
@@ -30,6 +32,26 @@ class PoseError(SparkledockError):
 class EngineError(SparkledockError, ValueError):
     """An engine or scoring function that is unknown, unavailable or conflicts with the run
     (a ``ValueError`` too, for callers that catch that)."""
+
+
+class OptionError(EngineError):
+    """An option's value is refused. The message names each option by its schema field (what
+    the Python API calls it: ``rank_method``); the command line spells the same message with
+    its flags (``--rank-method``: :meth:`spelled`), so neither reads the other's names.
+
+    ``template`` holds ``{0}``, ``{1}``... where ``names``' options go."""
+
+    def __init__(self, names: str | tuple[str, ...], template: str) -> None:
+        self.names = (names,) if isinstance(names, str) else tuple(names)
+        self.template = template
+        super().__init__(self.spelled(lambda name: name))
+
+    def spelled(self, spell: Callable[[str], str]) -> str:
+        """The message with each option's name as ``spell`` gives it (a field -> a flag)."""
+        text = self.template  # (replaced, not formatted: a value may hold braces)
+        for i, name in enumerate(self.names):
+            text = text.replace(f"{{{i}}}", spell(name))
+        return text
 
 
 class OutOfMemoryError(SparkledockError, MemoryError):

@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Sequence
 
 from ..errors import SparkledockError
-from .options import example_dir, show_warning
+from .options import error_text, example_dir, show_warning
 from .parser import build_parser
 
 __all__ = ["build_parser", "example_dir", "main"]
@@ -31,7 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except SparkledockError as exc:
         if not getattr(exc, "echo", False):  # under MPI, errors all ranks share print once
-            print(f"sparkledock: error: {exc}", file=sys.stderr)
+            print(f"sparkledock: error: {error_text(exc)}", file=sys.stderr)
         if not getattr(exc, "shared", False):
             _abort_other_ranks()
         return 1

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..backend import BACKENDS, PRECISIONS, Engine, resolve_engine
+from ..errors import OptionError
 from ..schema import at_least as at_least  # (re-exported: the parsers' integer type)
 
 if TYPE_CHECKING:
@@ -195,3 +196,26 @@ def report_run(result: Any, comm: Any) -> None:
         )
     else:
         print(f"sparkledock: wrote swarm_*/gso_*.out in {result.root}", file=sys.stderr)
+
+
+def flag_for(name: str) -> str:
+    """The command line's spelling of a schema field (its first long flag; a field without
+    a flag: its name with dashes), for the messages of
+    :class:`~sparkledock.errors.OptionError`."""
+    from ..docking import DockOptions
+    from ..schema import flag_of
+    from ..workflow.commands import RunOptions, SetupOptions
+
+    for kind in (DockOptions, RunOptions, SetupOptions):
+        try:
+            spec = flag_of(kind, name)
+        except KeyError:
+            continue
+        if spec is not None:
+            return next((f for f in spec.flags if f.startswith("--")), spec.flags[0])
+    return "--" + name.replace("_", "-")
+
+
+def error_text(exc: Exception) -> str:
+    """An error's one line as the command line says it: options by their flags."""
+    return exc.spelled(flag_for) if isinstance(exc, OptionError) else str(exc)

@@ -19,7 +19,7 @@ from ..analysis.ranking import RESCORED as RANKING_FUNCTIONS
 from ..backend import human_size, require_memory
 from ..engine.memory import swarm_bytes
 from ..engine.spec import FAST_MODES, SAVE_EVERY
-from ..errors import SparkledockError, SparkledockWarning
+from ..errors import OptionError, SparkledockError, SparkledockWarning
 from ..fileutil import check_input_file
 from ..molecule.structure import read_structure
 from ..preparation.inputs import ReadPartners, read_partners
@@ -47,14 +47,15 @@ def check_scoring(options: DockOptions) -> None:
             stacklevel=2,
         )
     if options.scoring_mode in FAST_MODES and not hasattr(function, "fast_scorer"):
-        raise SparkledockError(
-            f"--scoring {name}: no fast mode (only dfire has one); use --scoring-mode exact"
+        raise OptionError(
+            ("scoring", "scoring_mode"),
+            f"{{0}} {name}: no fast mode (only dfire has one); use {{1}} exact",
         )
     engine = options.engine
     if engine is not None and engine.backend not in function.backends:
         known = ", ".join(sorted(function.backends))
-        raise SparkledockError(
-            f"--scoring {name}: no {engine.backend!r} backend (available: {known})"
+        raise OptionError(
+            "scoring", f"{{0}} {name}: no {engine.backend!r} backend (available: {known})"
         )
     if options.anm and getattr(function, "rigid_only", False):
         raise SparkledockError(

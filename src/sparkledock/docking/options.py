@@ -13,7 +13,7 @@ from ..analysis.ranking import DFIRE_SEARCH, NEEDS, default_method
 from ..backend import Engine
 from ..engine.options import check_stop_tolerance
 from ..engine.spec import SCORING_MODE_HELP, SCORING_MODES, STOP_TOLERANCE_HELP
-from ..errors import SparkledockError
+from ..errors import OptionError, SparkledockError
 from ..preparation.prepare import MAX_LENGTH_A, SetupOptions
 from ..schema import KEY, OFF, Flag, flag_of, option
 from ..seeds import DEFAULT_SEED, check_seed
@@ -208,33 +208,35 @@ def check_options(options: DockOptions) -> None:
     ):
         value = getattr(options, name)
         if value is not None and value < least:
-            flag = name.replace("_", "-")
-            raise SparkledockError(f"--{flag} must be at least {least}, got {value}")
+            raise OptionError(name, f"{{0}} must be at least {least}, got {value}")
     if options.refine:
         from ..analysis.refine import require_openmm
 
         require_openmm()
     if options.threads is not None and options.threads < 1:
-        raise SparkledockError(f"--threads must be at least 1, got {options.threads}")
+        raise OptionError("threads", f"{{0}} must be at least 1, got {options.threads}")
     check_seed(options.seed)
     if sum((options.membrane, options.transmembrane, options.paratope)) > 1:
-        raise SparkledockError("--membrane, --transmembrane and --paratope: give one of them")
+        names = ("membrane", "transmembrane", "paratope")
+        raise OptionError(names, "{0}, {1} and {2}: give one of them")
     protocol_spacing(options.protocol, True)  # (refuses an unknown protocol)
     spacing = options.swarm_spacing
     if spacing is not None and not 0 <= spacing <= MAX_LENGTH_A:
-        raise SparkledockError(
-            f"--swarm-spacing must be 0 or a positive number up to {MAX_LENGTH_A:g}, got {spacing}"
+        raise OptionError(
+            "swarm_spacing",
+            f"{{0}} must be 0 or a positive number up to {MAX_LENGTH_A:g}, got {spacing}",
         )
     if options.stop_tolerance is not None:
         check_stop_tolerance(options.stop_tolerance)
     if options.scoring_mode is not None and options.scoring_mode not in SCORING_MODES:
         known = ", ".join(SCORING_MODES)
-        raise SparkledockError(
-            f"--scoring-mode {options.scoring_mode!r}: no such scoring mode (known: {known})"
+        raise OptionError(
+            "scoring_mode", f"{{0}} {options.scoring_mode!r}: no such scoring mode (known: {known})"
         )
     if options.rank_method is not None and options.rank_method not in NEEDS:
-        raise SparkledockError(
-            f"--rank-method {options.rank_method!r}: no such ranking (known: {', '.join(NEEDS)})"
+        known = ", ".join(NEEDS)
+        raise OptionError(
+            "rank_method", f"{{0}} {options.rank_method!r}: no such ranking (known: {known})"
         )
 
 
@@ -275,7 +277,7 @@ def protocol_spacing(protocol: str, restrained: bool, paratope: bool = False) ->
     sparkledock's with receptor restraints, 0 (LightDock 0.9.4's rule) otherwise."""
     if protocol not in PROTOCOLS:
         known = ", ".join(PROTOCOLS)
-        raise SparkledockError(f"--protocol {protocol!r}: no such protocol (known: {known})")
+        raise OptionError("protocol", f"{{0}} {protocol!r}: no such protocol (known: {known})")
     focused = protocol == "sparkledock" and restrained and not paratope
     return RESTRAINED_SPACING_A if focused else 0.0
 

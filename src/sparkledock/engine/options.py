@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..backend import Engine
-from ..errors import EngineError
+from ..errors import EngineError, OptionError
 from ..io.gsoconfig import gso_parameters
 from ..schema import at_least, option
 from ..seeds import DEFAULT_SEED, check_seed
@@ -101,7 +101,9 @@ class RunOptions:
 def check_stop_tolerance(tolerance: float) -> None:
     """Refuse an early-stopping tolerance that is negative or not finite (before any work)."""
     if not 0.0 <= float(tolerance) < float("inf"):
-        raise EngineError(f"--stop-tolerance must be 0 or a positive number, got {tolerance}")
+        raise OptionError(
+            "stop_tolerance", f"{{0}} must be 0 or a positive number, got {tolerance}"
+        )
 
 
 def check_run_options(options: RunOptions) -> GSOParameters:
@@ -118,18 +120,20 @@ def check_run_options(options: RunOptions) -> GSOParameters:
     for name in ("threads", "swarms_per_task"):
         value = getattr(options, name)
         if value is not None and value < 1:
-            raise EngineError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
+            raise OptionError(name, f"{{0}} must be at least 1, got {value}")
     if options.scoring_mode not in SCORING_MODES:
         known = ", ".join(SCORING_MODES)
-        raise EngineError(
-            f"--scoring-mode {options.scoring_mode!r}: no such scoring mode (known: {known})"
+        raise OptionError(
+            "scoring_mode", f"{{0}} {options.scoring_mode!r}: no such scoring mode (known: {known})"
         )
     gso_params = options.gso_params()  # (a bad configuration file or step size, named)
     if options.exact:
         if options.scoring_mode in FAST_MODES:
-            raise EngineError("--exact reproduces LightDock's trajectories: it scores exactly")
+            raise OptionError("exact", "{0} reproduces LightDock's trajectories: it scores exactly")
         if options.stop_tolerance:
-            raise EngineError("--exact reproduces LightDock's trajectories: no swarm stops early")
+            raise OptionError(
+                "exact", "{0} reproduces LightDock's trajectories: no swarm stops early"
+            )
         if options.engine is not None and options.engine.backend != "numba":
             raise EngineError("exact mode runs on the numba backend only")
     return gso_params

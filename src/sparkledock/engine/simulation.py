@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..backend import USABLE_FRACTION, Engine, default_workspace
-from ..errors import EngineError, InputFileError
+from ..errors import EngineError, InputFileError, OptionError
 from ..fileutil import atomic_write_text
 from ..io.lightdock import (
     GSOOutput,
@@ -48,7 +48,7 @@ from .checkpoint import (
 from .context import RunContext
 from .costs import imbalance
 from .memory import MemoryPlan, free_bytes, plan_groups
-from .spec import CHECKPOINT, FAST_MODES, SAVE_EVERY, RunSpec, StepLog, converged
+from .spec import CHECKPOINT, FAST_MODES, REPRODUCES, SAVE_EVERY, RunSpec, StepLog, converged
 
 
 class _Progress:
@@ -244,9 +244,9 @@ def run_swarms(
             "(LightDock minimises each function's pose apart)"
         )
     if spec.exact and spec.scoring_mode in FAST_MODES:
-        raise EngineError("--exact reproduces LightDock's trajectories: it scores exactly")
+        raise OptionError("exact", f"{{0}} {REPRODUCES}: it scores exactly")
     if spec.exact and spec.stop_tolerance:
-        raise EngineError("--exact reproduces LightDock's trajectories: no swarm stops early")
+        raise OptionError("exact", f"{{0}} {REPRODUCES}: no swarm stops early")
     root, setup, prepared, centre = context.root, context.setup, context.prepared, context.centre
     check_steps(context, spec.steps)
     ids = spec.swarms

@@ -16,6 +16,9 @@ SAVE_EVERY = 10
 #: Early stopping's first check (a step): before it, swarms are still gathering.
 STOP_MIN_STEPS = 30
 
+#: What exact mode is for, said where it refuses an option that breaks it.
+REPRODUCES = "reproduces LightDock's trajectories"
+
 
 def converged(
     best: np.ndarray, mean: np.ndarray, best_before: np.ndarray, mean_before: np.ndarray,

@@ -15,7 +15,7 @@ import warnings
 from dataclasses import replace
 
 from ..engine.gso import GSOParameters
-from ..errors import InputFileError, SparkledockError, SparkledockWarning
+from ..errors import InputFileError, OptionError, SparkledockWarning
 
 #: What each constant may be (a finite number always): the luciferin decay is a fraction,
 #: the other rates are not negative, vision ranges are lengths, neighbours a count.
@@ -111,7 +111,5 @@ def gso_parameters(
     for name, value in steps.items():
         most = 1.0 if name == "rotation_step" else MAX_STEP
         if not 0 < value <= most:
-            raise SparkledockError(
-                f"--{name.replace('_', '-')} must be positive and at most {most:g}, got {value}"
-            )
+            raise OptionError(name, f"{{0}} must be positive and at most {most:g}, got {value}")
     return replace(params, **steps, local_minimization=local_minimization)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..backend import Engine
-from ..cli.options import at_least, report_run, run_options, setup_options, show_warning
+from ..cli.options import at_least, error_text, report_run, run_options, setup_options, show_warning
 from ..errors import InputFileError, SparkledockError
 from ..fileutil import atomic_write_text, read_text_input
 from ..schema import DEFAULT_CONTACT_CUTOFF_A
@@ -434,7 +434,7 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
     try:
         return int(run(args))
     except SparkledockError as exc:
-        print(f"{name}: error: {exc}", file=sys.stderr)
+        print(f"{name}: error: {error_text(exc)}", file=sys.stderr)
         return 1
 
 
