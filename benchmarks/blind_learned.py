@@ -54,9 +54,10 @@ from pathlib import Path
 import numpy as np
 
 from dock_accuracy import lightdock_published
+from lab_features import BLIND_SITE, PROPENSITY, interface_propensity
 from restrained_learned import capri_label
 from sparkledock.analysis import learned
-from sparkledock.analysis.features import PROPENSITY, interface_propensity, solution_features
+from sparkledock.analysis.features import solution_features
 from sparkledock.analysis.ranking import (
     diverse,
     landmark_atoms,
@@ -121,7 +122,7 @@ FEATURE_SETS = {
     ),
     # where the interface lies: how likely its residues are to bind, by the interface-
     # propensity model (analysis.propensity; training pools read out-of-fold values, SITE_OOF)
-    "propensity": (*learned.BLIND_BASE, *learned.BLIND_SITE),
+    "propensity": (*learned.BLIND_BASE, *BLIND_SITE),
 }  # fmt: skip
 #: Every training complex's residues' interface log-odds by the site model fitted without
 #: it (``site_propensity.py --oof``): a training pool's propensity features read these, so

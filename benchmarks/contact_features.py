@@ -18,14 +18,8 @@ from pathlib import Path
 import numpy as np
 from scipy.spatial import cKDTree
 
-from sparkledock.analysis.features import (
-    CLASH_A,
-    CONTACT_A,
-    CONTACTS,
-    atom_contacts,
-    formal_coulomb,
-    shape_complementarity,
-)
+from lab_features import formal_coulomb, shape_complementarity
+from sparkledock.analysis.features import CLASH_A, CONTACT_A, CONTACTS, atom_contacts
 from sparkledock.analysis.models import complex_coordinates
 from sparkledock.io.lightdock import load_setup
 

@@ -14,7 +14,6 @@ from sparkledock.analysis.features import (
     CLASH_A,
     CONTACT_A,
     INTERFACE,
-    NORMAL_A,
     SWARM,
     atom_contacts,
     solution_features,
@@ -55,15 +54,15 @@ def test_features_are_the_same_computed_twice(example):
 def test_features_are_computed_only_when_named(example):
     """Named features: a computed one, a scoring function's re-score and one of a group (the
     group's others come with it); known ones are kept as given."""
-    from sparkledock.analysis.features import formal_coulomb, rescore
+    from sparkledock.analysis.features import CONTACTS, rescore
 
     setup, poses, swarm, score = example
     known = {"mj3h": np.arange(len(poses), dtype=float)}
-    names = ("formal_coulomb", "dna", "mj3h", "interface_pairs")
+    names = ("clash_pairs", "dna", "mj3h", "interface_pairs")
     got = solution_features(setup, poses, swarm, score, known=known, names=names)
-    assert set(got) == {"score", "mj3h", "formal_coulomb", "dna", *INTERFACE}
+    assert set(got) == {"score", "mj3h", "dna", *INTERFACE, *CONTACTS}
     np.testing.assert_array_equal(got["mj3h"], known["mj3h"])
-    np.testing.assert_array_equal(got["formal_coulomb"], formal_coulomb(setup, poses))
+    np.testing.assert_array_equal(got["clash_pairs"], atom_contacts(setup, poses)["clash_pairs"])
     np.testing.assert_array_equal(got["dna"], rescore(setup, poses, "dna"))
 
 
@@ -112,80 +111,6 @@ def test_atom_contacts_equal_all_pairs_distances(example, monkeypatch, reachable
         assert got["buried_receptor_atoms"][p] == close.any(axis=1).sum()
         assert got["buried_ligand_atoms"][p] == close.any(axis=0).sum()
     assert got["contact_pairs"].max() > 0
-
-
-@pytest.mark.parametrize("reachable_only", [False, True])
-def test_shape_complementarity_equals_its_definition_over_all_atoms(
-    example, monkeypatch, reachable_only
-):
-    """Each buried atom's facing (minus its outward normal's dot product with its nearest
-    partner atom's), the two partners' medians averaged, as computed over every atom pair;
-    on both receptor paths; 0 for a pose without contact."""
-    from scipy.spatial.distance import cdist
-
-    import sparkledock.analysis.features as features
-
-    setup, poses, _, _ = example
-    poses = poses.copy()
-    poses[::3, setup.layout.rec_extents] *= 4.0
-    poses[5, :3] += 500.0  # (no contact)
-    if reachable_only:
-        monkeypatch.setattr(features, "REACHABLE_FROM", 0)
-    got = features.shape_complementarity(setup, poses)
-    n_rec = len(setup.receptor.atoms)
-    rest = setup.receptor.atoms.coords
-
-    def normals(coords):
-        d = cdist(coords, coords)
-        centres = np.array([coords[row <= NORMAL_A].mean(axis=0) for row in d])
-        away = coords - centres
-        return away / np.linalg.norm(away, axis=1)[:, None]
-
-    rec_normals = normals(rest)
-    for p, xyz in enumerate(complex_coordinates(setup, poses)):
-        lig = xyz[n_rec:]
-        d = cdist(xyz[:n_rec], lig)
-        if not (d <= CONTACT_A).any():
-            assert got[p] == 0.0
-            continue
-        lig_normals = normals(lig)
-        rec_b = np.flatnonzero(d.min(axis=1) <= CONTACT_A)
-        lig_b = np.flatnonzero(d.min(axis=0) <= CONTACT_A)
-        facing_rec = -(rec_normals[rec_b] * lig_normals[d[rec_b].argmin(axis=1)]).sum(axis=1)
-        facing_lig = -(lig_normals[lig_b] * rec_normals[d[:, lig_b].argmin(axis=0)]).sum(axis=1)
-        expected = 0.5 * (np.median(facing_rec) + np.median(facing_lig))
-        assert got[p] == pytest.approx(expected, abs=1e-9)
-    assert got[5] == 0.0 and (np.abs(got) <= 1.0).all() and (got != 0).sum() >= 10
-
-
-@pytest.mark.parametrize("budget", [None, 1])
-def test_formal_coulomb_equals_its_definition(example, monkeypatch, budget):
-    """Minus the Coulomb energy of the formal charges (one atom per charged group, 4r
-    dielectric, 12 Å cutoff, 3 Å floor) over every charged pair across the interface; 0
-    with the partners apart; the charges are whole and sit on the groups' named atoms."""
-    from scipy.spatial.distance import cdist
-
-    import sparkledock.analysis.features as features
-    from sparkledock.analysis.features import formal_charges, formal_coulomb
-
-    setup, poses, _, _ = example
-    poses = poses.copy()
-    poses[3, :3] += 500.0
-    if budget is not None:  # (one pose per batch, as for a large receptor and ligand)
-        monkeypatch.setattr(features, "PAIR_BUDGET", budget)
-    got = formal_coulomb(setup, poses)
-    q_rec = formal_charges(setup.receptor.atoms)
-    q_lig = formal_charges(setup.ligand.atoms)
-    names = setup.receptor.atoms.res_name.astype(str)[q_rec != 0]
-    assert set(names) <= {"LYS", "ARG", "ASP", "GLU"} and len(names) > 5
-    n_rec = len(q_rec)
-    for p, xyz in enumerate(complex_coordinates(setup, poses)):
-        d = cdist(xyz[:n_rec], xyz[n_rec:])
-        qq = q_rec[:, None] * q_lig[None, :]
-        r = np.maximum(d, 3.0)
-        energy = np.where((d <= 12.0) & (qq != 0), 332.0 * qq / (4.0 * r * r), 0.0).sum()
-        assert got[p] == pytest.approx(-energy, abs=1e-9)
-    assert got[3] == 0.0 and (got != 0).sum() >= 10
 
 
 def test_swarm_standing_ranks_within_each_swarm():

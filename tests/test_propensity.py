@@ -8,20 +8,11 @@ import numpy as np
 import pytest
 
 from conftest import BENCH
-from sparkledock.analysis.features import (
-    INTERFACE_A,
-    PROPENSITY,
-    _residue_atoms,
-    interface_propensity,
-    interface_sizes,
-)
 from sparkledock.analysis.learned import read_trees
-from sparkledock.analysis.models import complex_coordinates
 from sparkledock.analysis.propensity import (
     AMINO_ACIDS,
     FEATURES,
     MODEL_FILE,
-    residue_logodds,
     residue_table,
 )
 
@@ -60,37 +51,3 @@ def test_the_shipped_site_model_equals_lightgbm_on_stored_residues():
     assert record["features"] == list(FEATURES)
     twenty = {p.name for p in BENCH.parent.glob("bench*/*") if p.is_dir()}
     assert twenty and twenty.isdisjoint(record["training_complexes"])
-
-
-def test_interface_propensity_equals_its_definition(example):
-    """The mean log-odds over each pose's interface residues (C-alphas within 10 Å across,
-    from all pairs' distances), per partner, and their sum."""
-    setup, poses = example
-    rng = np.random.default_rng(3)
-    select = _residue_atoms(setup)
-    n_rec = int(select[: len(setup.receptor.atoms)].sum())
-    rec, lig = rng.normal(size=n_rec), rng.normal(size=int(select.sum()) - n_rec)
-    got = interface_propensity(setup, poses, (rec, lig))
-    xyz = complex_coordinates(setup, poses, select)
-    sizes = interface_sizes(setup, poses)
-    for p in range(len(poses)):
-        d = np.linalg.norm(xyz[p, :n_rec, None] - xyz[p, None, n_rec:], axis=2)
-        near = d <= INTERFACE_A
-        r_in, l_in = near.any(axis=1), near.any(axis=0)
-        assert r_in.sum() == sizes["interface_receptor"][p]
-        want_r = rec[r_in].mean() if r_in.any() else rec.mean()
-        want_l = lig[l_in].mean() if l_in.any() else lig.mean()
-        assert got["propensity_receptor"][p] == np.float32(want_r)
-        assert got["propensity_ligand"][p] == np.float32(want_l)
-    np.testing.assert_allclose(
-        got["propensity"], got["propensity_receptor"] + got["propensity_ligand"], atol=1e-6
-    )
-    # the shipped model's values by default, the same computed twice
-    default = interface_propensity(setup, poses)
-    again = interface_propensity(setup, poses.copy())
-    for name in PROPENSITY:
-        assert np.isfinite(default[name]).all()
-        np.testing.assert_array_equal(default[name], again[name])
-    mine = (residue_logodds(setup.receptor.atoms), residue_logodds(setup.ligand.atoms))
-    np.testing.assert_array_equal(interface_propensity(setup, poses, mine)["propensity"],
-                                  default["propensity"])  # fmt: skip

@@ -61,16 +61,6 @@ BLIND_BASE = (
     ("clash_pairs", "raw"), ("contact_pairs", "raw"), ("buried_receptor_atoms", "raw"),
     ("buried_ligand_atoms", "raw"),
 )  # fmt: skip
-#: Where the interface lies: the mean interface log-odds of the pose's receptor and ligand
-#: interface residues by the site model (:mod:`.propensity`), and their sum (as a rank and
-#: as a value): a signal independent of the energies. A candidate (``benchmarks/
-#: blind_learned.py --features propensity``): a model trained with it tied the shipped one
-#: on the twenty (benchmarks/notebook/performance.md, "seventh part"), so the shipped model reads
-#: none.
-BLIND_SITE = (
-    ("propensity", "rank"), ("propensity", "raw"), ("propensity_receptor", "raw"),
-    ("propensity_ligand", "raw"),
-)  # fmt: skip
 #: The shipped blind model's features, in its column order.
 BLIND = BLIND_BASE
 #: The partial-knowledge model's: the blind model's, DFIRE without restraint terms, and the

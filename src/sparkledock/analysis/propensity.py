@@ -11,7 +11,7 @@ of the partner in the bound complex) gives each residue's log-odds of being at t
 interface (:func:`residue_logodds`), evaluated without LightGBM (:mod:`.learned`'s trees).
 
 A docking's pose is then described by the mean log-odds over its interface residues
-(:func:`.features.interface_propensity`): whether it binds where a binding site is likely,
+(``benchmarks/lab_features.py``): whether it binds where a binding site is likely,
 a signal independent of the scoring functions' (ISPRED/ProMate-style site prediction used
 as a ranking feature, as interface-prediction-driven docking does).
 """
