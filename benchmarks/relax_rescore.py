@@ -32,8 +32,8 @@ from sparkledock.analysis.models import complex_atoms, write_models
 from sparkledock.analysis.refine import refine_model
 from sparkledock.fileutil import atomic_write_text
 from sparkledock.io.lightdock import format_lightdock_pdb
-from sparkledock.lightdock.tools import complex_score
 from sparkledock.molecule.structure import hydrogen_mask, read_structure
+from sparkledock.workflow.lightdock_tools import complex_score
 
 FUNCTIONS = ("dfire", "dfire_soft", "mj3h")
 

@@ -177,18 +177,15 @@ def test_the_cycle_finder_finds_cycles():
 FRONT = ("cli", "lightdock")
 FRONT_REACHES = {"workflow", "docking", "schema", "errors", "version", "seeds", "backend"}
 FRONT_REACHES |= {"fileutil", "runlog", *FRONT}
-#: The one exception: LightDock's post-processing scripts (ellipsoid poles, membranes,
-#: contact maps, trajectories), ports that compose no stage and read atoms directly.
-FRONT_EXCEPTIONS = {"sparkledock.lightdock.tools"}
 
 
 def test_the_command_lines_reach_nothing_below_the_stages():
     below = sorted(
         (source, target)
         for source, targets in GRAPH.items()
-        if _unit(source) in FRONT and source not in FRONT_EXCEPTIONS
+        if _unit(source) in FRONT
         for target in targets
         if _unit(target) not in FRONT_REACHES
     )
     assert below == []
-    assert {"sparkledock.cli.commands", "sparkledock.lightdock.commands"} <= set(GRAPH)
+    assert {"sparkledock.cli.commands", "sparkledock.lightdock.tools"} <= set(GRAPH)
