@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 
 import numpy as np
 import pytest
@@ -120,6 +121,12 @@ def test_site_models_come_first_and_are_the_site_dockings_own(tmp_path):
         assert row["pose"] == _rows(site / "ranking.csv")[0]["pose"]
         assert row["score"] == _rows(site / "ranking.csv")[0]["score"]
         assert f"of {row['site']}" in (out / f"top_{i + 1}.pdb").read_text()
+        # a sub-docking: no report of its own, the partners' files shared with the blind one
+        assert not (site / "report.html").exists() and (site / "run.json").is_file()
+        shared = [f for f in (out / "setup").glob("lightdock_*") if f.is_file()]
+        assert len(shared) >= 4 and all(
+            os.path.samefile(f, site / "setup" / f.name) for f in shared
+        )
     # the sites are the blind ranking's first leaders, their restraints its interface
     setup = load_setup(out / "setup")
     blind = np.array([[float(x) for x in r["pose"].split()] for r in rows[2:]])

@@ -6,12 +6,15 @@ setup's structures and modes, each swarm's last snapshot and clusters) and nothi
 swarm files go into one archive and the earlier snapshots are dropped
 (:mod:`sparkledock.io.pack`; the report's convergence table is kept first). Under
 ``--protocol lightdock`` or with ``--keep-trajectories`` every file stays as the run wrote it,
-for LightDock's tools.
+for LightDock's tools. A blind docking's site dockings are sub-dockings: each keeps its
+record, ranking and one model, not a report of its own, and shares the partners' files with
+the blind docking's setup (:func:`settle_site`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from ..analysis.convergence import keep_convergence
@@ -51,3 +54,34 @@ def settle(out: Path, options: DockOptions) -> None:
             f"packed {archived} swarm files into {pack_path(folder.root)}, {removed} files "
             "removed (--keep-trajectories keeps them)"
         )
+
+
+#: What a finished site docking does not keep: its own report and interface table (the blind
+#: docking's report covers its sites).
+SITE_DROPS = ("report.html", "interface.csv")
+
+
+def settle_site(folder: Path, blind_setup: Path) -> None:
+    """A finished site docking slimmed (:data:`SITE_DROPS` removed) and each file of its
+    setup that is byte for byte one of the blind docking's setup (the partners' structures,
+    masks and normal modes) made a hard link to it. Safe to repeat and to kill: a link
+    replaces its copy atomically; where the file system has no hard links the copies stay."""
+    for name in SITE_DROPS:
+        (folder / name).unlink(missing_ok=True)
+    setup = folder / "setup"
+    if not setup.is_dir():
+        return
+    for file in sorted(setup.iterdir()):
+        twin = blind_setup / file.name
+        if not (file.is_file() and twin.is_file()) or os.path.samefile(file, twin):
+            continue
+        if file.stat().st_size != twin.stat().st_size or file.read_bytes() != twin.read_bytes():
+            continue
+        temporary = file.with_name(f".{file.name}.link")
+        try:
+            temporary.unlink(missing_ok=True)
+            os.link(twin, temporary)
+            os.replace(temporary, file)
+        except OSError:  # (no hard links here: the copy stays)
+            temporary.unlink(missing_ok=True)
+            return
