@@ -186,3 +186,37 @@ def test_site_order_is_the_blind_order_whatever_the_scores():
 
     got = site_order([model(3, -3.0), model(1, -3.0), model(4, 7.5), model(2, 5.0)])
     assert [m.site for m in got] == [1, 2, 3, 4]
+
+
+def test_a_blind_docking_killed_between_site_dockings_resumes_to_the_same_result(tmp_path):
+    """Killed (the process ends at once) after its first site docking and before its
+    second: the same call again docks the second site only and ends with the files of an
+    uninterrupted docking."""
+    import subprocess
+    import sys
+
+    options = {**TINY, "redock_sites": 2}
+    reference = tmp_path / "reference"
+    dock(REC, LIG, reference, options=DockOptions(**options))
+    out = tmp_path / "out"
+    child = (
+        "import os\n"
+        "from sparkledock.docking import DockOptions, dock, sites\n"
+        "real = sites._dock_jobs\n"
+        "def first_then_killed(jobs, *args):\n"
+        "    real(jobs[:1], *args)\n"
+        "    os._exit(137)\n"
+        "sites._dock_jobs = first_then_killed\n"
+        f"dock({str(REC)!r}, {str(LIG)!r}, {str(out)!r}, options=DockOptions(**{options!r}))\n"
+    )
+    assert subprocess.run([sys.executable, "-c", child], check=False).returncode == 137
+    site_1 = out / "sites" / "site_1" / "ranking.csv"
+    assert site_1.is_file() and not (out / "sites" / "site_2").exists()
+    assert not (out / "ranking.csv").exists()
+    stamp = site_1.stat().st_mtime_ns
+    dock(REC, LIG, out, options=DockOptions(**options))
+    assert site_1.stat().st_mtime_ns == stamp  # (the finished site is not docked again)
+    names = ["ranking.csv", *sorted(p.name for p in reference.glob("top_*.pdb"))]
+    assert {n: (out / n).read_text().replace(str(out), "") for n in names} == {
+        n: (reference / n).read_text().replace(str(reference), "") for n in names
+    }
