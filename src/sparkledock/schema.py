@@ -19,6 +19,10 @@ from .errors import SparkledockError
 #: (``filter --cutoff``, ``lgd_filter_restraints.py --cutoff``, :func:`sparkledock.
 #: filter_ranking`): one default for all of them.
 DEFAULT_CONTACT_CUTOFF_A = 5.0
+#: A solution passes the restraint filter when at least this fraction of the restraint
+#: residues are in contact (LightDock's study's 40 %): what a restrained ``dock`` keeps and
+#: the default of ``filter --fnat`` and :func:`sparkledock.filter_ranking`.
+DEFAULT_FILTER_FRACTION = 0.4
 _NAMES = {int: "an integer", float: "a number", bool: "True or False", str: "a string"}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..docking.options import DockOptions
-from ..schema import DEFAULT_CONTACT_CUTOFF_A
+from ..schema import DEFAULT_CONTACT_CUTOFF_A, DEFAULT_FILTER_FRACTION
 from ..version import __version__
 from ..workflow.commands import RunOptions, SetupOptions
 from .commands import (
@@ -129,8 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--fnat",
         type=float,
-        default=0.4,
-        help="minimum fraction of restraint residues in contact (0.4)",
+        default=DEFAULT_FILTER_FRACTION,
+        help=f"minimum fraction of restraint residues in contact ({DEFAULT_FILTER_FRACTION:g})",
     )
     p.add_argument(
         "--include-passive",

@@ -15,10 +15,10 @@ from ..engine.options import check_stop_tolerance
 from ..engine.spec import SCORING_MODE_HELP, SCORING_MODES, STOP_TOLERANCE_HELP
 from ..errors import OptionError, SparkledockError
 from ..preparation.prepare import MAX_LENGTH_A, SetupOptions
-from ..schema import KEY, OFF, Flag, flag_of, option
+from ..schema import DEFAULT_FILTER_FRACTION, KEY, OFF, Flag, flag_of, option
 from ..seeds import DEFAULT_SEED, check_seed
 
-FILTER_FRACTION = 0.4
+FILTER_FRACTION = DEFAULT_FILTER_FRACTION  # (what a restrained dock keeps; schema's default)
 
 #: The protocols ``dock`` runs: ``sparkledock`` (its own defaults, decided in
 #: :func:`with_defaults`) and ``lightdock`` (LightDock 0.9.4's: its swarm rule, exact search,

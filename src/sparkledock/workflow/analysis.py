@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import SparkledockError
-from ..schema import DEFAULT_CONTACT_CUTOFF_A
+from ..schema import DEFAULT_CONTACT_CUTOFF_A, DEFAULT_FILTER_FRACTION
 from .checks import check_paths
 
 if TYPE_CHECKING:
@@ -139,7 +139,7 @@ def filter_ranking(
     ranking: str | os.PathLike[str] | list[Ranked],
     restraints: str | os.PathLike[str] | Restraints | None = None,
     *,
-    fnat: float | None = 0.4,
+    fnat: float | None = DEFAULT_FILTER_FRACTION,
     cutoff: float = DEFAULT_CONTACT_CUTOFF_A,
     include_passive: bool = False,
     molecules: tuple[str, str] = ("all", "all"),
