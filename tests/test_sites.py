@@ -151,7 +151,7 @@ def test_site_models_come_first_and_are_the_site_dockings_own(tmp_path):
 
 
 def test_redock_sites_is_refused_with_restraints_or_below_zero(tmp_path):
-    with pytest.raises(SparkledockError, match=r"restraints\.list: --redock-sites"):
+    with pytest.raises(SparkledockError, match=r"restraints\.list: redock_sites docks"):
         dock(REC, LIG, tmp_path / "a", restraints=SRC / "restraints.list",
              options=DockOptions(**TINY, redock_sites=2))  # fmt: skip
     with pytest.raises(SparkledockError, match="redock_sites must be at least 0"):

@@ -269,8 +269,8 @@ def test_rank_filter_top_stages_are_what_the_commands_write(tmp_path, capsys):
     for call, said in (
         (lambda: sparkledock.rank(folder, 2, method="best"), "no such ranking"),
         (lambda: sparkledock.rank(folder, -1), "steps must be an integer from 0"),
-        (lambda: sparkledock.filter_ranking(folder, missing, restraints, cutoff=0), "--cutoff"),
-        (lambda: sparkledock.filter_ranking(folder, missing, restraints, fnat=2), "--fnat"),
+        (lambda: sparkledock.filter_ranking(folder, missing, restraints, cutoff=0), "^cutoff must"),
+        (lambda: sparkledock.filter_ranking(folder, missing, restraints, fnat=2), "^fnat must"),
         (lambda: sparkledock.top(folder, missing, 0), "n must be an integer"),
     ):
         with pytest.raises(SparkledockError, match=said):

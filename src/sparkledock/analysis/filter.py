@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial import cKDTree
 
-from ..errors import SparkledockError, SparkledockWarning
+from ..errors import OptionError, SparkledockWarning
 from ..molecule.anm import AMINO_ACIDS, NUCLEIC
 from ..molecule.restraints import Restraints
 from ..molecule.structure import Atoms
@@ -54,9 +54,11 @@ def check_filter(cutoff: float, fraction: float | None) -> None:
     """Refuse a contact cutoff that is not a positive distance up to 100 Å, or a kept
     fraction outside 0..1 (NaN included), before any work."""
     if not 0 < cutoff <= 100.0:
-        raise SparkledockError(f"--cutoff must be a distance above 0 and up to 100 Å, got {cutoff}")
+        raise OptionError(
+            "cutoff", f"{{0}} must be a distance above 0 and up to 100 Å, got {cutoff}"
+        )
     if fraction is not None and not 0 <= fraction <= 1:
-        raise SparkledockError(f"--fnat must be a fraction from 0 to 1, got {fraction}")
+        raise OptionError("fnat", f"{{0}} must be a fraction from 0 to 1, got {fraction}")
 
 
 def satisfaction(

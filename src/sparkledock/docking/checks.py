@@ -69,9 +69,9 @@ def check_ranking(options: DockOptions, restrained: bool) -> tuple[str, ...]:
     method = options.rank_method or "dfire"
     needs = NEEDS.get(method, ())
     if "paratope" in needs and not options.paratope:
-        raise SparkledockError(f"--rank-method {method} needs a docking with --paratope")
+        raise OptionError(("rank_method", "paratope"), f"{{0}} {method} needs a docking with {{1}}")
     if "satisfaction" in needs and not restrained:
-        raise SparkledockError(f"--rank-method {method} needs restraints (-r)")
+        raise OptionError("rank_method", f"{{0}} {method} needs restraints")
     functions = tuple(f for f in needs if f in RANKING_FUNCTIONS)
     for function in functions:
         check_installed(get_scoring(function), f"--rank-method {method}")

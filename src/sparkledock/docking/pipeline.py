@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.driver import run_simulation
-from ..errors import InputFileError, SparkledockError
+from ..errors import InputFileError, OptionError, SparkledockError
 from ..fileutil import LOCK_NAME, atomic_write_text, folder_lock
 from ..io.lightdock import load_setup
 from ..io.setupdir import SetupDir
@@ -190,15 +190,17 @@ def dock(
                 _check_reference(reference)
                 if options.paratope:  # an antibody receptor and no restraints, before any work
                     if restraints is not None:
-                        raise SparkledockError(
-                            f"{restraints}: restraints and --paratope both choose where swarms "
-                            "go; give one"
+                        raise OptionError(
+                            "paratope",
+                            f"{restraints}: restraints and {{0}} both choose where swarms go; "
+                            "give one",
                         )
                     require_paratope(partners.raw[0], str(receptor))
                 if options.redock_sites and restraints is not None:
-                    raise SparkledockError(
-                        f"{restraints}: --redock-sites docks a blind docking's sites again "
-                        "under their own restraints; a restrained docking has its site"
+                    raise OptionError(
+                        "redock_sites",
+                        f"{restraints}: {{0}} docks a blind docking's sites again under their "
+                        "own restraints; a restrained docking has its site",
                     )
                 if partners.restraints is not None:  # (said once every refusal is ruled out)
                     options = _by_knowledge(asked, options, partners, runrec, (receptor, ligand))
