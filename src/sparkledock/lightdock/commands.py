@@ -301,9 +301,9 @@ def _generate(args: argparse.Namespace) -> int:
     from ..workflow.commands import generate_models, read_gso_output
 
     gso_file = Path(args.lightdock_output)
-    read_gso_output(gso_file)  # (before the setup is looked for, as LightDock's order)
+    data = read_gso_output(gso_file)  # (before the setup is looked for, as LightDock's order)
     setup = _model_setup(args, gso_file.parent.parent)
-    paths = generate_models(setup, gso_file, args.glowworms)
+    paths = generate_models(setup, gso_file, args.glowworms, data=data)
     print(f"lgd_generate_conformations.py: {len(paths)} models in {gso_file.parent}",
           file=sys.stderr)  # fmt: skip
     return 0

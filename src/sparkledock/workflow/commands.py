@@ -18,7 +18,7 @@ from ..analysis.models import with_file_atoms, write_models
 from ..analysis.rank import read_ranking, write_ranking
 from ..engine.options import RunOptions
 from ..engine.parallel import mpi_world
-from ..io.lightdock import load_setup, read_gso_output, read_poses
+from ..io.lightdock import GSOOutput, load_setup, read_gso_output, read_poses
 from ..io.restraints import read_restraints
 from ..io.setupdir import SetupDir, model_name
 from ..molecule.system import DockingSetup
@@ -69,11 +69,13 @@ def generate_models(
     gso_file: str | os.PathLike[str],
     count: int,
     suffix: str = ".pdb",
+    data: GSOOutput | None = None,
 ) -> list[Path]:
     """The models of a gso file's first ``count`` glowworms (at most all of them), written
     beside it as ``lightdock_<i>`` with ``suffix`` (``sparkledock generate``,
-    ``lgd_generate_conformations.py``); the gso file is read before any model is written."""
-    data = read_gso_output(gso_file)
+    ``lgd_generate_conformations.py``); the gso file is read before any model is written
+    (``data``: the file as a caller already read it)."""
+    data = read_gso_output(gso_file) if data is None else data
     loaded = _loaded(setup)
     count = min(count, len(data.poses))
     folder = Path(gso_file).parent
