@@ -5,7 +5,8 @@ The scenarios (``../shared/README.md``): ``TI-REC`` (the receptor's true-interfa
 only), ``TI-RANDOM-50`` / ``TI-RANDOM-25`` (a random half / quarter of each side's),
 ``TI-SINGLE`` (one receptor–ligand pair), ``TI-ONE`` (that receptor residue alone), and the
 merged ones, ``TI-50`` / ``TI-25`` / ``TI-REC-50`` / ``TI-REC-25`` (the interface in two or
-four padded patches, one docking per patch, their models merged).
+four padded patches, one docking per patch, their models merged); and ``BLIND``, no
+restraints at all (issue 56's blind protocol, its variants chosen on training complexes).
 
 Two commands:
 
@@ -56,8 +57,10 @@ MADE = HERE / "scenarios" / "train"
 #: The study's scenarios: name -> number of runs merged (1: a single docking).
 SCENARIOS = {
     "TI-REC": 1, "TI-RANDOM-50": 1, "TI-RANDOM-25": 1, "TI-SINGLE": 1, "TI-ONE": 1,
-    "TI-50": 2, "TI-25": 4, "TI-REC-50": 2, "TI-REC-25": 4,
+    "TI-50": 2, "TI-25": 4, "TI-REC-50": 2, "TI-REC-25": 4, "BLIND": 1,
 }  # fmt: skip
+#: The scenario without restraints (issue 56's blind protocol, chosen on training complexes).
+BLIND = "BLIND"
 #: The scenarios ``make`` writes for training complexes.
 MADE_SCENARIOS = ("TI-REC", "TI-ONE", "TI-RANDOM-50", "TI-RANDOM-25", "TI-SINGLE")
 #: The padded-patch scenarios ``make`` writes: name -> the two-sided scenario whose receptor
@@ -235,7 +238,10 @@ def make(every: int) -> None:
 
 
 def scenario_files(folder: Path, scenario: str, made: bool) -> list[Path]:
-    """A complex's restraint files for a scenario (one per run)."""
+    """A complex's restraint files for a scenario (one per run; none for :data:`BLIND`, its
+    one run's restraints given as ``-``)."""
+    if scenario == BLIND:
+        return [Path("-")]
     where = MADE / folder.name if made else folder / "scenarios"
     if SCENARIOS[scenario] == 1:
         return [where / f"{scenario}.restraints.list"]
@@ -254,6 +260,7 @@ def dock_one(args: list[str]) -> None:
     from sparkledock.preparation import selections
 
     receptor, ligand, restraints, reference, out = args[:5]
+    restraints = None if restraints == "-" else restraints
     chosen = json.loads(args[5] if len(args) > 5 else "{}")
     name = Path(ligand).name.split("_")[0]
     if (SHARED / "train" / name).is_dir():
@@ -398,7 +405,7 @@ def run(args: argparse.Namespace) -> None:
         walls, peaks, done = [], [], 0
         for folder in folders:
             paths = scenario_files(folder, scenario, made)
-            if not all(p.is_file() for p in paths):
+            if not all(p.is_file() or p.name == "-" for p in paths):
                 continue
             runs = []
             for i, path in enumerate(paths):
@@ -419,7 +426,11 @@ def run(args: argparse.Namespace) -> None:
             classes[0] = best_class(rows, len(rows))
             for n in hits:
                 hits[n] += ORDER[classes[n]] >= 1
-            ld = lightdock_published(folder / "scenarios", f"{scenario}.lightdock_bm5.list")
+            ld = (
+                lightdock_published(folder, "lightdock_bm5_BLIND.list")
+                if scenario == BLIND
+                else lightdock_published(folder / "scenarios", f"{scenario}.lightdock_bm5.list")
+            )
             for n in TOPS:
                 published[n] += bool(ld and ld[n])
             walls += [r["wall_s"] for r in runs]

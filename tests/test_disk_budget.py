@@ -6,12 +6,14 @@ the same when the docking is asked again."""
 from __future__ import annotations
 
 import json
+import tarfile
 
 import pytest
 
 import sparkledock
 from conftest import BENCH
 from sparkledock.analysis.convergence import swarm_convergence
+from sparkledock.errors import SparkledockError
 from sparkledock.io import pack as pack_module
 from sparkledock.io.pack import CONVERGENCE_FILE, PACK_FILE
 from sparkledock.io.setupdir import SetupDir
@@ -50,6 +52,9 @@ def test_a_finished_docking_packs_its_swarm_files(docked):
     setup = packed / "setup"
     assert (setup / PACK_FILE).is_file() and (setup / CONVERGENCE_FILE).is_file()
     assert not list(setup.glob("swarm_*")) and not list((setup / "init").glob("*.dat"))
+    with tarfile.open(setup / PACK_FILE) as tar:  # (the starting poses are not kept)
+        names = tar.getnames()
+    assert "swarm_0/gso_40.out" in names and not [n for n in names if n.startswith("init/")]
     assert len(_files(packed)) <= 30 < len(_files(kept))
     assert not (kept / "setup" / PACK_FILE).exists()
     # what the user reads is the same as from a docking that kept everything
@@ -76,6 +81,19 @@ def test_a_packed_docking_ranks_again_as_an_unpacked_one(docked, tmp_path):
     assert (packed / "setup" / PACK_FILE).is_file() and not list(packed.glob("setup/swarm_*"))
     # the stages read a packed folder as an unpacked one
     assert sparkledock.rank(packed / "setup", 40) == sparkledock.rank(kept / "setup", 40)
+
+
+def test_a_run_asked_again_on_a_packed_setup_says_why_before_any_work(docked, tmp_path):
+    import shutil
+
+    shutil.copytree(docked / "packed", tmp_path / "packed")
+    setup = tmp_path / "packed" / "setup"
+    before = _files(tmp_path / "packed")
+    with pytest.raises(SparkledockError, match=r"initial_positions_0\.dat: a finished"):
+        sparkledock.run(setup, 10, scoring_mode="fast")
+    # nothing written beside the unpacked final snapshots
+    assert not list(setup.glob("swarm_*/gso_10.out"))
+    assert set(before) <= set(_files(tmp_path / "packed"))
 
 
 def test_a_packing_killed_half_way_ends_the_same(docked, tmp_path, monkeypatch):

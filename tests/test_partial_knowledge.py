@@ -179,7 +179,6 @@ def test_the_ranking_follows_what_the_restraints_leave_unknown(level, method):
 def test_one_receptor_residue_is_docked_and_ranked_as_recognised(tmp_path):
     from sparkledock.docking import DockOptions, dock, with_defaults
     from sparkledock.docking.options import dock_setup_options
-    from sparkledock.io.pack import ensure_unpacked
     from sparkledock.molecule.structure import read_structure
     from sparkledock.preparation.inputs import read_partners
     from sparkledock.preparation.prepare import prepare_setup
@@ -192,7 +191,8 @@ def test_one_receptor_residue_is_docked_and_ranked_as_recognised(tmp_path):
     one = tmp_path / "one.list"
     one.write_text(first.split()[0] + " " + first.split()[1] + "\n")
     files = {"receptor": example_dir() / "2X9A_r_u.pdb", "ligand": example_dir() / "2X9A_l_u.pdb"}
-    out = dock(**files, out=tmp_path / "out", restraints=one, options=DockOptions(**SMALL))
+    kept = DockOptions(**SMALL, keep_trajectories=True)  # (its starting poses kept)
+    out = dock(**files, out=tmp_path / "out", restraints=one, options=kept)
     record = json.loads((out / "run.json").read_text())
     known = record["result"]["knowledge"]
     face = known.pop("ligand_face")
@@ -210,7 +210,6 @@ def test_one_receptor_residue_is_docked_and_ranked_as_recognised(tmp_path):
         where = tmp_path / f"setup_{len(facing)}"
         prepare_setup(**files, output=where, restraints=one, options=setup, partners=partners)
         starts.append((where / "init" / "initial_positions_0.dat").read_text())
-    ensure_unpacked(out / "setup")  # (a finished docking packs its starting files)
     docked = (out / "setup" / "init" / "initial_positions_0.dat").read_text()
     assert docked == starts[1] and docked != starts[0]
     assert record["options"]["rank_method"] == "learned_partial"

@@ -127,7 +127,6 @@ def test_a_screen_pair_decides_by_its_restraints_as_dock_does(tmp_path):
     """A pair given one receptor residue is docked by ``screen`` as ``dock`` docks it: the
     same level of knowledge, ranking and starting ligands turned toward the restraint."""
     from sparkledock.docking import DockOptions, dock
-    from sparkledock.io.pack import ensure_unpacked
 
     ex = example_dir()
     first = next(ln for ln in (ex / "restraints.list").read_text().splitlines() if ln[:2] == "R ")
@@ -139,6 +138,7 @@ def test_a_screen_pair_decides_by_its_restraints_as_dock_does(tmp_path):
          ("one", str(ex / "2X9A_r_u.pdb"), str(ex / "2X9A_l_u.pdb"), str(one))],
     )  # fmt: skip
     small = {"steps": 2, "glowworms": 8, "swarms": 2, "top": 2, "quiet": True, "threads": 1}
+    small["keep_trajectories"] = True  # (their starting poses kept, to compare)
     sparkledock.screen(pairs, tmp_path / "screen", **small)
     docked = dock(ex / "2X9A_r_u.pdb", ex / "2X9A_l_u.pdb", tmp_path / "dock", restraints=one,
                   options=DockOptions(**small))  # fmt: skip
@@ -149,6 +149,5 @@ def test_a_screen_pair_decides_by_its_restraints_as_dock_does(tmp_path):
     assert screened["result"]["knowledge"]["level"] == "one receptor residue"
     starts = []
     for folder in (tmp_path / "screen" / "one", docked):
-        ensure_unpacked(folder / "setup")
         starts.append((folder / "setup" / "init" / "initial_positions_0.dat").read_text())
     assert starts[0] == starts[1]

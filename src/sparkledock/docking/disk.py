@@ -3,7 +3,7 @@
 A finished docking keeps what its user reads (models, ``ranking.csv``, ``interface.csv``,
 ``report.html``, ``run.json``), what it needs to be ranked again or resumed (its record, the
 setup's structures and modes, each swarm's last snapshot and clusters) and nothing else: the
-swarm files go into one archive and the earlier snapshots are dropped
+swarm files go into one archive, the earlier snapshots and the starting poses are dropped
 (:mod:`sparkledock.io.pack`; the report's convergence table is kept first). Under
 ``--protocol lightdock`` or with ``--keep-trajectories`` every file stays as the run wrote it,
 for LightDock's tools. A blind docking's site dockings are sub-dockings: each keeps its
@@ -41,7 +41,7 @@ def settle(out: Path, options: DockOptions) -> None:
         if ensure_unpacked(folder.root):
             LOGGER.info(
                 f"{folder.root}: swarm files unpacked (the snapshots before the last step "
-                "were dropped when it was packed)"
+                "and the starting poses were dropped when it was packed)"
             )
         return
     if not pack_path(folder.root).is_file():

@@ -16,6 +16,7 @@ from ..fileutil import atomic_write_bytes
 from ..io.lightdock import (
     write_gso_output,
 )
+from ..io.pack import missing_start
 from ..io.setupdir import SetupDir
 from . import gso
 from .spec import RunSpec, StepLog
@@ -27,8 +28,13 @@ def starting_files(root: Path, n_swarms: int, ids: Sequence[int], exact: bool) -
     folder = SetupDir(root)
     if exact:
         files = folder.lightdock_starts(n_swarms)
-        return {s: files[s] for s in ids}
-    return {s: folder.start(s) for s in ids}
+        chosen = {s: files[s] for s in ids}
+    else:
+        chosen = {s: folder.start(s) for s in ids}
+    for path in chosen.values():
+        if (why := missing_start(path)) is not None:
+            raise InputFileError(why)
+    return chosen
 
 
 def swarm_finished(root: Path, swarm: int, spec: RunSpec) -> bool:

@@ -14,11 +14,12 @@ from typing import Any
 import numpy as np
 
 from ..backend import DEFAULT_FIELD_BUDGET
-from ..errors import EngineError, FieldTooLargeError, SparkledockWarning
+from ..errors import EngineError, FieldTooLargeError, InputFileError, SparkledockWarning
 from ..io.lightdock import (
     load_setup,
     read_poses,
 )
+from ..io.pack import missing_start
 from ..io.restraints import read_any_restraints
 from ..io.setupdir import SetupDir
 from ..molecule.geometry import ellipsoid_centre
@@ -70,6 +71,8 @@ def load_run_context(
         setup_path = Path(setup_json)
         root = setup_path if setup_path.is_dir() else setup_path.parent
         setup = load_setup(root)
+    if (why := missing_start(SetupDir(root).start(0))) is not None:  # (before any work)
+        raise InputFileError(why)
     prepared = prepare_scoring(setup, restraints=setup_restraints(setup), scoring=scoring)
     centre = ellipsoid_centre(reference_coordinates(prepared))
     if scoring_mode not in SCORING_MODES:

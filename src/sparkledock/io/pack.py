@@ -3,11 +3,14 @@
 A run leaves a file per swarm and saved step (``swarm_<id>/gso_<step>.out``, every 10 steps),
 a starting file, a clustering and a done marker per swarm: thousands of files for a blind
 docking. Once a docking is finished, what it still needs to be ranked again (each swarm's last
-snapshot, clusters and done marker, and the starting files) goes into one compressed
-``swarms.tar.gz`` in the setup folder; the earlier snapshots are dropped (the report keeps
-their best scores: :data:`CONVERGENCE_FILE`). Anything that reads a packed file (a ranking
-asked again, ``sparkledock rank``, LightDock's tools through sparkledock) unpacks the archive
-first (:func:`ensure_unpacked`), so a packed folder reads as an unpacked one.
+snapshot, clusters and done marker) goes into one compressed ``swarms.tar.gz`` in the
+setup folder; the earlier snapshots are dropped (the report keeps their best scores:
+:data:`CONVERGENCE_FILE`), and so are the starting poses (``init/initial_positions_*.dat``,
+about half of what was left: nothing reads them once every swarm is done; a run asked again
+on the setup says so in one line, :func:`missing_start`). Anything that reads a packed
+file (a ranking asked again, ``sparkledock rank``, LightDock's tools through sparkledock)
+unpacks the archive first (:func:`ensure_unpacked`), so a packed folder reads as an
+unpacked one.
 
 The archive is written whole before anything is removed (a temporary file renamed into place),
 and an archive that exists is never rewritten: a packing killed at any moment ends, when
@@ -43,9 +46,9 @@ def convergence_path(root: str | os.PathLike[str]) -> Path:
 
 def packed_files(folder: SetupDir, steps: int) -> tuple[list[Path], list[Path]]:
     """What packing keeps in the archive (each swarm's step-``steps`` snapshot, clusters and
-    done marker; the starting files) and what it drops (the earlier snapshots)."""
-    kept = sorted(folder.init.glob("initial_positions_*.dat"))
-    dropped = []
+    done marker) and what it drops (the earlier snapshots and the starting files)."""
+    kept: list[Path] = []
+    dropped = sorted(folder.init.glob("initial_positions_*.dat"))
     for swarm in folder.swarms():
         for path in sorted(swarm.iterdir()):
             match = _SNAPSHOT.match(path.name)
@@ -111,3 +114,15 @@ def unpack_for(path: str | os.PathLike[str]) -> bool:
     """Before reading ``path`` (a swarm's file or a starting file of a setup folder) that
     is missing: unpack its setup folder's archive, if it has one."""
     return ensure_unpacked(Path(path).parent.parent)
+
+
+def missing_start(path: str | os.PathLike[str]) -> str | None:
+    """Why a swarm's starting file ``path`` is missing where its setup folder was packed (a
+    finished docking keeps its final poses, not its starting ones), else None."""
+    root = Path(path).parent.parent
+    if Path(path).is_file() or not ensure_unpacked(root) or Path(path).is_file():
+        return None
+    return (
+        f"{path}: a finished docking keeps its final poses, not its starting ones; run "
+        "`sparkledock setup` again for a new run (dock with --keep-trajectories to keep them)"
+    )
