@@ -251,8 +251,9 @@ def scenario_files(folder: Path, scenario: str, made: bool) -> list[Path]:
 def dock_one(args: list[str]) -> None:
     """(In a child process) one docking: receptor, ligand, restraints, reference, out and a
     research variant (JSON: ``patch``, the restraint patch's radius in Å; ``per_restraint``,
-    the swarms per restraint residue at most; any DockOptions field), or ``{}``: the
-    default ``dock``."""
+    the swarms per restraint residue at most; ``site_swarms`` / ``site_glowworms`` /
+    ``site_steps``, the blind site stage's dockings' own; any DockOptions field), or ``{}``:
+    the default ``dock``."""
     import dataclasses
 
     from sparkledock.docking import DockOptions, dock
@@ -280,6 +281,13 @@ def dock_one(args: list[str]) -> None:
         data = json.loads(record.read_text())
         data["ranking"] = {"research": "analysed again"}
         record.write_text(json.dumps(data) + "\n")
+    site = {k: chosen.pop(f"site_{k}") for k in ("swarms", "glowworms", "steps")
+            if f"site_{k}" in chosen}  # fmt: skip
+    if site:  # (the blind site stage's dockings: swarms, glowworms and steps of their own)
+        from sparkledock.docking import sites
+
+        shipped = sites.site_options
+        sites.site_options = lambda options: dataclasses.replace(shipped(options), **site)
     alternative = chosen.pop("alternative", False)
     options = dataclasses.replace(DockOptions(top=10, quiet=True), **chosen)
     if alternative:  # (one run of a multi-run scenario: what ``dock -r A -r B`` docks it with)
@@ -366,6 +374,7 @@ def docking(
         "peak_memory_bytes": run.get("peak_memory_bytes"),
         "swarms": json.loads((work / "setup" / "setup.json").read_text())["swarms"],
         "knowledge": run.get("result", {}).get("knowledge"),
+        "stages": {s["name"]: s.get("seconds") for s in run.get("stages", [])},
     }
     result.write_text(json.dumps(record) + "\n")
     if not keep and not again:

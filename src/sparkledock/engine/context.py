@@ -70,9 +70,9 @@ def load_run_context(
     else:
         setup_path = Path(setup_json)
         root = setup_path if setup_path.is_dir() else setup_path.parent
+        if (why := missing_start(SetupDir(root).start(0))) is not None:  # (before any work)
+            raise InputFileError(why)
         setup = load_setup(root)
-    if (why := missing_start(SetupDir(root).start(0))) is not None:  # (before any work)
-        raise InputFileError(why)
     prepared = prepare_scoring(setup, restraints=setup_restraints(setup), scoring=scoring)
     centre = ellipsoid_centre(reference_coordinates(prepared))
     if scoring_mode not in SCORING_MODES:

@@ -119,9 +119,17 @@ def unpack_for(path: str | os.PathLike[str]) -> bool:
 def missing_start(path: str | os.PathLike[str]) -> str | None:
     """Why a swarm's starting file ``path`` is missing where its setup folder was packed (a
     finished docking keeps its final poses, not its starting ones), else None."""
-    root = Path(path).parent.parent
-    if Path(path).is_file() or not ensure_unpacked(root) or Path(path).is_file():
+    path = Path(path)
+    archive = pack_path(path.parent.parent)
+    if path.is_file() or not archive.is_file():
         return None
+    name = path.relative_to(archive.parent).as_posix()
+    try:  # (an archive of an earlier version holds them: they are unpacked when read)
+        with tarfile.open(archive, mode="r:gz") as tar:
+            if name in tar.getnames():
+                return None
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise InputFileError(f"{archive}: cannot be read ({exc})") from None
     return (
         f"{path}: a finished docking keeps its final poses, not its starting ones; run "
         "`sparkledock setup` again for a new run (dock with --keep-trajectories to keep them)"
