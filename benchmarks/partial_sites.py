@@ -121,9 +121,12 @@ def main() -> None:
     p.add_argument("--sites", type=int, default=3)
     p.add_argument("--with-given", action="store_true")
     p.add_argument("--summary", action="store_true")
+    p.add_argument("--complexes", nargs="*", help="these only")
     args = p.parse_args()
     records = {}
     for folder in sorted(d for d in args.runs.iterdir() if (d / "dock" / "ranking.csv").is_file()):
+        if args.complexes and folder.name not in args.complexes:
+            continue
         path = args.out / f"{folder.name}.json"
         if args.summary:
             if path.is_file():
