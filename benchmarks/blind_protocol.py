@@ -20,8 +20,13 @@ again, the far ones counted as recorded: of 265 far sites' recorded dockings 6 r
 acceptable model, ``site_redock.py``'s records). Resumable: one ``<out>/<C>/site_<i>.json``
 per site docking.
 
+``near`` judges a first search alone: kept blind dockings without sites (``scenarios.py run
+... --variant '{"redock_sites": 0, ...}' --keep``), the first 5 and 10 sites of each one's
+ranking near the interface or not, beside the recorded default search's sites.
+
 Usage:
     python benchmarks/blind_protocol.py --runs /work/runs/bp_v1 [/work/runs/bp_v2 ...]
+    python benchmarks/blind_protocol.py near --out /work/runs/bp_stop
     nice python benchmarks/blind_protocol.py sites --budget '{"swarms": 20}' \
         --out /work/runs/site_budget_s20 [--sites 5] [--complexes 1ACB ...]
 """
@@ -128,7 +133,51 @@ def variant_first(result: Path) -> int | None:
     return hits[0] + 1 if hits else None
 
 
+def leaders_near(docking: Path, count: int) -> list[bool]:
+    """Whether each of the first ``count`` sites of a kept blind docking's ranking (as the
+    site stage picks them) is near the interface (fnat >= 0.1, iRMSD <= 8 Å)."""
+    from sparkledock.docking.sites import site_leaders
+    from sparkledock.io.lightdock import load_setup
+
+    with open(docking / "ranking.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+
+    class Row:  # (what site_leaders reads of a ranked solution)
+        def __init__(self, row: dict) -> None:
+            self.pose = tuple(float(v) for v in row["pose"].split())
+
+    chosen = site_leaders(load_setup(docking / "setup"), [Row(r) for r in rows], count)
+    return [float(rows[i]["fnat"]) >= 0.1 and float(rows[i]["iRMSD"]) <= 8.0 for i in chosen]
+
+
+def search_near(args: argparse.Namespace) -> None:
+    """A first search's sites against the recorded default search's: complexes with a near
+    site among the first 5 and 10, and the search's time."""
+    print("| complex | recorded: near sites in 5 / 10 | this search | its run stage s |")
+    print("|---|---|---|---|")
+    tally = {"recorded": [0, 0], "this": [0, 0]}
+    for folder in sorted(p for p in (args.out / "BLIND").iterdir() if (p / "dock").is_dir()):
+        meta = json.loads((RECORDS / folder.name / "sites.json").read_text())
+        before = [f >= 0.1 and r <= 8.0 for f, r in zip(meta["fnat"], meta["irmsd"], strict=True)]
+        now = leaders_near(folder / "dock", 10)
+        run = json.loads((folder / "dock" / "run.json").read_text())
+        wall = next(s["seconds"] for s in run["stages"] if s["name"] == "run")
+        for label, near in (("recorded", before), ("this", now)):
+            tally[label][0] += any(near[:5])
+            tally[label][1] += any(near[:10])
+        print(f"| {folder.name} | {sum(before[:5])} / {sum(before[:10])} | "
+              f"{sum(now[:5])} / {sum(now[:10])} | {wall:.0f} |")  # fmt: skip
+    for label, (five, ten) in tally.items():
+        print(f"{label}: a near site in the first 5 for {five}, in the first 10 for {ten}")
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["near"]:
+        p = argparse.ArgumentParser(description="a first search's sites")
+        p.add_argument("command")
+        p.add_argument("--out", type=Path, required=True, help="scenarios.py's --out (--keep)")
+        search_near(p.parse_args())
+        return
     if sys.argv[1:2] == ["sites"]:
         p = argparse.ArgumentParser(description="the site dockings' budget")
         p.add_argument("command")
