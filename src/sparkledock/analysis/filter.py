@@ -15,21 +15,22 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial import cKDTree
 
-from ..errors import OptionError, SparkledockWarning
+from ..errors import SparkledockWarning
 from ..molecule.anm import AMINO_ACIDS, NUCLEIC
 from ..molecule.restraints import Restraints
 from ..molecule.structure import Atoms
 from ..molecule.system import DockingSetup
 from ..schema import DEFAULT_CONTACT_CUTOFF_A
 from .models import complex_coordinates
+from .options import MOLECULES, FilterOptions, check_filter_options
 from .rank import Ranked
+
+__all__ = ["MOLECULES", "Filtered", "filter_solutions", "molecule_mask", "satisfaction"]
 
 #: Poses whose complex coordinates are built at once.
 CHUNK = 32
 
 
-#: Which atoms of a partner take part in contacts.
-MOLECULES = ("all", "protein", "nucleic")
 MOLECULES_SAID = {"protein": "amino acids", "nucleic": "nucleotides (--rnuc/--lnuc)"}
 
 
@@ -48,17 +49,6 @@ def _restraint_slots(ids: np.ndarray, want: list[str], use: np.ndarray) -> np.nd
     out = np.array([slot.get(r, -1) for r in ids], dtype=np.int64)
     out[~use] = -1
     return out
-
-
-def check_filter(cutoff: float, fraction: float | None) -> None:
-    """Refuse a contact cutoff that is not a positive distance up to 100 Å, or a kept
-    fraction outside 0..1 (NaN included), before any work."""
-    if not 0 < cutoff <= 100.0:
-        raise OptionError(
-            "cutoff", f"{{0}} must be a distance above 0 and up to 100 Å, got {cutoff}"
-        )
-    if fraction is not None and not 0 <= fraction <= 1:
-        raise OptionError("fnat", f"{{0}} must be a fraction from 0 to 1, got {fraction}")
 
 
 def satisfaction(
@@ -155,7 +145,7 @@ def filter_solutions(
     (``fnat`` None: none, LightDock's filter without ``--fnat``), the cutoff and fraction
     checked before any work. What ``sparkledock filter``, ``lgd_filter_restraints.py`` and a
     restrained docking's filter stage share."""
-    check_filter(cutoff, fnat)
+    check_filter_options(FilterOptions(fnat, cutoff, include_passive, tuple(molecules)))
     poses = np.array([r.pose for r in ranking]).reshape(-1, setup.layout.size)
     fractions = satisfaction(setup, poses, restraints, cutoff, include_passive, molecules)
     scores = np.array([r.score for r in ranking], dtype=np.float64)

@@ -138,16 +138,12 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
 def cmd_filter(args: argparse.Namespace) -> int:
     from ..workflow import filter_ranking
-    from ..workflow.commands import write_ranking
+    from ..workflow.commands import FilterOptions, write_ranking
 
+    molecules = ("nucleic" if args.rnuc else "all", "nucleic" if args.lnuc else "all")
+    chosen = options_by_name(FilterOptions, vars(args))
     filtered = filter_ranking(
-        args.setup_dir,
-        args.ranking,
-        args.restraints,
-        fnat=args.fnat,
-        cutoff=args.cutoff,
-        include_passive=args.include_passive,
-        molecules=("nucleic" if args.rnuc else "all", "nucleic" if args.lnuc else "all"),
+        args.setup_dir, args.ranking, args.restraints, **chosen, molecules=molecules
     )
     target = Path(args.ranking).with_name("rank_filtered.list")
     write_ranking(target, filtered.kept)

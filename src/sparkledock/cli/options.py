@@ -204,9 +204,9 @@ def flag_for(name: str) -> str:
     :class:`~sparkledock.errors.OptionError`."""
     from ..docking import DockOptions
     from ..schema import flag_of
-    from ..workflow.commands import RunOptions, SetupOptions
+    from ..workflow.commands import FilterOptions, RunOptions, SetupOptions
 
-    for kind in (DockOptions, RunOptions, SetupOptions):
+    for kind in (DockOptions, RunOptions, SetupOptions, FilterOptions):
         try:
             spec = flag_of(kind, name)
         except KeyError:

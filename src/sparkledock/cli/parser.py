@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 
 from ..docking.options import DockOptions
-from ..schema import DEFAULT_CONTACT_CUTOFF_A, DEFAULT_FILTER_FRACTION
 from ..version import __version__
-from ..workflow.commands import RunOptions, SetupOptions
+from ..workflow.commands import FilterOptions, RunOptions, SetupOptions
 from .commands import (
     cmd_cluster,
     cmd_demo,
@@ -124,19 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("setup_dir", help="the setup directory")
     p.add_argument("ranking", help="a ranking (rank_by_scoring.list)")
     p.add_argument("restraints", help="LightDock restraints file")
-    p.add_argument("--cutoff", type=float, default=DEFAULT_CONTACT_CUTOFF_A,
-                   help=f"contact cutoff in Å ({DEFAULT_CONTACT_CUTOFF_A:g})")  # fmt: skip
-    p.add_argument(
-        "--fnat",
-        type=float,
-        default=DEFAULT_FILTER_FRACTION,
-        help=f"minimum fraction of restraint residues in contact ({DEFAULT_FILTER_FRACTION:g})",
-    )
-    p.add_argument(
-        "--include-passive",
-        action="store_true",
-        help="passive restraint residues count too (default: active ones only, as LightDock)",
-    )
+    add_fields(p, FilterOptions, given_only=False)
     for side, flag in (("receptor", "--rnuc"), ("ligand", "--lnuc")):
         p.add_argument(
             flag,

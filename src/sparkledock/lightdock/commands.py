@@ -347,9 +347,18 @@ def _filter_parser() -> argparse.ArgumentParser:
 
 def _filter(args: argparse.Namespace) -> int:
     from ..workflow import filter_ranking
-    from ..workflow.commands import check_filter, read_ranking, read_restraints, write_models
+    from ..workflow.commands import (
+        FilterOptions,
+        check_filter_options,
+        read_ranking,
+        read_restraints,
+        write_models,
+    )
 
-    check_filter(args.cutoff, args.fnat)  # (before any file is read)
+    # LightDock's filter counts the partners' amino acids, or nucleotides with --rnuc/--lnuc
+    molecules = ("nucleic" if args.rnuc else "protein", "nucleic" if args.lnuc else "protein")
+    chosen = FilterOptions(args.fnat, args.cutoff, args.include_passive, molecules)
+    check_filter_options(chosen)  # (before any file is read)
     ranking_file = Path(args.ranking_file)
     ranking = read_ranking(ranking_file)
     restraints = read_restraints(args.restraints_file)
@@ -368,17 +377,7 @@ def _filter(args: argparse.Namespace) -> int:
     folder = Path("filtered")
     if folder.exists():
         raise InputFileError(f"{folder}: folder already exists (LightDock refuses too)")
-    # LightDock's filter counts the partners' amino acids, or nucleotides with --rnuc/--lnuc
-    molecules = ("nucleic" if args.rnuc else "protein", "nucleic" if args.lnuc else "protein")
-    filtered = filter_ranking(
-        setup,
-        ranking,
-        restraints,
-        fnat=args.fnat,
-        cutoff=args.cutoff,
-        include_passive=args.include_passive,
-        molecules=molecules,
-    )
+    filtered = filter_ranking(setup, ranking, restraints, **vars(chosen))
     judged = zip(filtered.ranking, filtered.fractions, filtered.keeps, strict=True)
     passed = [(r, f) for r, f, keep in judged if keep]
     folder.mkdir()

@@ -7,11 +7,10 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import SparkledockError
-from ..schema import DEFAULT_CONTACT_CUTOFF_A, DEFAULT_FILTER_FRACTION
-from .checks import check_paths
+from .checks import check_paths, options_of
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -138,11 +137,7 @@ def filter_ranking(
     setup_folder: str | os.PathLike[str] | DockingSetup,
     ranking: str | os.PathLike[str] | list[Ranked],
     restraints: str | os.PathLike[str] | Restraints | None = None,
-    *,
-    fnat: float | None = DEFAULT_FILTER_FRACTION,
-    cutoff: float = DEFAULT_CONTACT_CUTOFF_A,
-    include_passive: bool = False,
-    molecules: tuple[str, str] = ("all", "all"),
+    **options: Any,
 ) -> Filtered:
     """The filter stage (``sparkledock filter``, ``lgd_filter_restraints.py``): the ranked
     solutions with a positive score (a ranking file, or :func:`rank`'s list), each one's
@@ -150,16 +145,18 @@ def filter_ranking(
     request, within ``cutoff`` Å of the other partner; ``molecules``: which atoms of the
     receptor and the ligand count: all, protein or nucleic) and those satisfying at least
     ``fnat`` (:class:`~sparkledock.analysis.filter.Filtered`); ``restraints`` default: the
-    docking's own. The cutoff and fraction are checked before any file is read."""
-    from ..analysis.filter import MOLECULES, check_filter, filter_solutions
+    docking's own. ``options``: :class:`~sparkledock.analysis.options.FilterOptions` fields
+    (``fnat``, default 0.4; ``cutoff``, default 5 Å; ``include_passive``; ``molecules``),
+    checked before any file is read."""
+    from ..analysis.filter import filter_solutions
+    from ..analysis.options import FilterOptions, check_filter_options
     from ..analysis.rank import read_ranking
     from ..engine.context import setup_restraints
     from ..io.lightdock import load_setup
     from ..io.restraints import read_restraints
 
-    check_filter(cutoff, fnat)
-    if any(m not in MOLECULES for m in molecules):
-        raise SparkledockError(f"filter: molecules must be of {', '.join(MOLECULES)}")
+    chosen = options_of(options, FilterOptions, "filter")
+    check_filter_options(chosen)
     solutions = read_ranking(ranking) if isinstance(ranking, str | os.PathLike) else ranking
     if isinstance(restraints, str | os.PathLike):
         restraints = read_restraints(restraints)
@@ -171,7 +168,10 @@ def filter_ranking(
                 f"filter: {loaded.path} was set up without restraints (give restraints=)"
             )
     positive = [r for r in solutions if r.score > 0.0]  # (LightDock drops the others first)
-    return filter_solutions(loaded, positive, restraints, fnat, cutoff, include_passive, molecules)
+    return filter_solutions(
+        loaded, positive, restraints, chosen.fnat, chosen.cutoff, chosen.include_passive,
+        chosen.molecules,
+    )  # fmt: skip
 
 
 def top(

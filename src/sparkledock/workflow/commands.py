@@ -13,8 +13,8 @@ from pathlib import Path
 
 from ..analysis.cluster import write_cluster_repr
 from ..analysis.evaluate import refuse_swapped
-from ..analysis.filter import check_filter
 from ..analysis.models import with_file_atoms, write_models
+from ..analysis.options import FilterOptions, check_filter_options
 from ..analysis.rank import read_ranking, write_ranking
 from ..engine.options import RunOptions
 from ..engine.parallel import mpi_world
@@ -36,10 +36,11 @@ __all__ = [
     "NOT_AVAILABLE",
     "SCORING_FUNCTIONS",
     "DockingSetup",
+    "FilterOptions",
     "RunOptions",
     "SetupDir",
     "SetupOptions",
-    "check_filter",
+    "check_filter_options",
     "cluster_swarm",
     "describe_scoring",
     "from_lightdock",

@@ -1,0 +1,57 @@
+"""The analysis stages' options: :class:`FilterOptions`, one field per option of ``sparkledock
+filter``, ``lgd_filter_restraints.py`` (in its own spellings) and
+:func:`sparkledock.filter_ranking` (:func:`sparkledock.schema.option`: the parser is built
+from the fields, the Python API checks values against them), and :func:`check_filter_options`,
+which refuses a value out of range before any work."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import OptionError
+from ..schema import DEFAULT_CONTACT_CUTOFF_A, DEFAULT_FILTER_FRACTION, check_fields, option
+
+#: Which atoms of a partner take part in contacts.
+MOLECULES = ("all", "protein", "nucleic")
+
+
+@dataclass(frozen=True)
+class FilterOptions:
+    """What the restraint filter keeps: solutions with at least ``fnat`` of the restraint
+    residues within ``cutoff`` Å of the other partner (None: none, LightDock's filter
+    without ``--fnat``; each one's satisfaction is reported), passive residues counted too
+    with ``include_passive``; which atoms of the receptor and of the ligand count:
+    ``molecules`` (on the command line, LightDock's ``--rnuc``/``--lnuc``: nucleotides
+    only)."""
+
+    fnat: float | None = option(
+        DEFAULT_FILTER_FRACTION, "--fnat", type=float,
+        help="minimum fraction of restraint residues in contact",
+    )  # fmt: skip
+    cutoff: float = option(
+        DEFAULT_CONTACT_CUTOFF_A, "--cutoff", type=float, help="contact cutoff in Å"
+    )
+    include_passive: bool = option(
+        False, "--include-passive", action="store_true",
+        help="passive restraint residues count too (default: active ones only, as LightDock)",
+    )  # fmt: skip
+    molecules: tuple[str, str] = ("all", "all")
+
+
+def check_filter_options(options: FilterOptions) -> None:
+    """Refuse, before any work and in one line naming the option, a value of the wrong type,
+    a contact cutoff that is not a positive distance up to 100 Å, a kept fraction outside
+    0..1 (NaN included) or an unknown kind of atoms."""
+    check_fields(options, "filter")
+    if not 0 < options.cutoff <= 100.0:
+        raise OptionError(
+            "cutoff", f"{{0}} must be a distance above 0 and up to 100 Å, got {options.cutoff}"
+        )
+    if options.fnat is not None and not 0 <= options.fnat <= 1:
+        raise OptionError("fnat", f"{{0}} must be a fraction from 0 to 1, got {options.fnat}")
+    if len(options.molecules) != 2 or any(m not in MOLECULES for m in options.molecules):
+        known = ", ".join(MOLECULES)
+        got = options.molecules
+        raise OptionError(
+            "molecules", f"{{0}} must be two of {known} (receptor, ligand), got {got!r}"
+        )
