@@ -271,6 +271,12 @@ def test_rank_filter_top_stages_are_what_the_commands_write(tmp_path, capsys):
         (lambda: sparkledock.rank(folder, -1), "steps must be an integer from 0"),
         (lambda: sparkledock.filter_ranking(folder, missing, restraints, cutoff=0), "^cutoff must"),
         (lambda: sparkledock.filter_ranking(folder, missing, restraints, fnat=2), "^fnat must"),
+        (lambda: sparkledock.filter_ranking(folder, missing, fnat="0.4"), "fnat must be a num"),
+        (lambda: sparkledock.filter_ranking(folder, missing, fnatt=0.4), "unknown option.*fnatt"),
+        (
+            lambda: sparkledock.filter_ranking(folder, missing, molecules=("dna", "all")),
+            "^molecules must be two of all, protein, nucleic",
+        ),
         (lambda: sparkledock.top(folder, missing, 0), "n must be an integer"),
     ):
         with pytest.raises(SparkledockError, match=said):
