@@ -156,7 +156,9 @@ def search_near(args: argparse.Namespace) -> None:
     print("| complex | recorded: near sites in 5 / 10 | this search | its run stage s |")
     print("|---|---|---|---|")
     tally = {"recorded": [0, 0], "this": [0, 0]}
-    for folder in sorted(p for p in (args.out / "BLIND").iterdir() if (p / "dock").is_dir()):
+    for folder in sorted(
+        p for p in (args.out / "BLIND").iterdir() if (p / "result.json").is_file()
+    ):
         meta = json.loads((RECORDS / folder.name / "sites.json").read_text())
         before = [f >= 0.1 and r <= 8.0 for f, r in zip(meta["fnat"], meta["irmsd"], strict=True)]
         now = leaders_near(folder / "dock", 10)
