@@ -55,6 +55,9 @@ def test_a_finished_docking_packs_its_swarm_files(docked):
     with tarfile.open(setup / PACK_FILE) as tar:  # (the starting poses are not kept)
         names = tar.getnames()
     assert "swarm_0/gso_40.out" in names and not [n for n in names if n.startswith("init/")]
+    # LightDock's rank lists too (read by its tools only)
+    assert {"rank_by_scoring.list", "rank_filtered.list"} <= set(names)
+    assert not (setup / "rank_by_scoring.list").exists()
     assert len(_files(packed)) <= 30 < len(_files(kept))
     assert not (kept / "setup" / PACK_FILE).exists()
     # what the user reads is the same as from a docking that kept everything
@@ -81,6 +84,21 @@ def test_a_packed_docking_ranks_again_as_an_unpacked_one(docked, tmp_path):
     assert (packed / "setup" / PACK_FILE).is_file() and not list(packed.glob("setup/swarm_*"))
     # the stages read a packed folder as an unpacked one
     assert sparkledock.rank(packed / "setup", 40) == sparkledock.rank(kept / "setup", 40)
+
+
+def test_a_packed_rank_list_is_read_as_it_was_written(docked, tmp_path):
+    import shutil
+
+    shutil.copytree(docked / "packed", tmp_path / "packed")
+    setup, kept = tmp_path / "packed" / "setup", docked / "kept" / "setup"
+    for name in ("rank_by_scoring.list", "rank_filtered.list"):
+        ranking = sparkledock.filter_ranking(setup, setup / name).kept  # (unpacks it)
+        assert (setup / name).read_bytes() == (kept / name).read_bytes()
+        assert ranking == sparkledock.filter_ranking(kept, kept / name).kept
+    ranked = "rank_by_scoring.list"
+    paths = sparkledock.top(setup, setup / ranked, 2, tmp_path / "a")
+    again = sparkledock.top(kept, kept / ranked, 2, tmp_path / "b")
+    assert len(paths) == 2 and [p.read_bytes() for p in paths] == [p.read_bytes() for p in again]
 
 
 def test_a_run_asked_again_on_a_packed_setup_says_why_before_any_work(docked, tmp_path):

@@ -4,12 +4,14 @@ restraints, their best models ranked first."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import os
 
 import numpy as np
 import pytest
 
+import sparkledock
 from conftest import BENCH
 from sparkledock.analysis.contacts import pose_interfaces
 from sparkledock.analysis.ranking import diverse, landmark_atoms, landmarks, leaders
@@ -102,6 +104,20 @@ def _rows(path):
         return list(csv.DictReader(handle))
 
 
+def _pose(row):
+    return tuple(float(x) for x in row["pose"].split())
+
+
+def _solutions(site):
+    """A site docking's ranking (``ranking.csv``) as the stages' solutions."""
+    from sparkledock.analysis.rank import Ranked
+
+    return [
+        Ranked(int(r["swarm"]), int(r["glowworm"]), _pose(r), 0.0, 0, 0.0, float(r["score"]))
+        for r in _rows(site / "ranking.csv")
+    ]
+
+
 def _atoms(path):
     return [line for line in path.read_text().splitlines() if line.startswith("ATOM")]
 
@@ -117,12 +133,17 @@ def test_site_models_come_first_and_are_the_site_dockings_own(tmp_path):
     for i, row in enumerate(rows[:2]):
         site = out / row["site"]
         assert same_partners(out / "setup", site / "setup")
-        assert _atoms(out / f"top_{i + 1}.pdb") == _atoms(site / "top_1.pdb")
+        # (the site docking keeps no model of its own: the stages write it from its ranking)
+        assert not (site / "top_1.pdb").exists()
+        model = sparkledock.top(site / "setup", _solutions(site), 1, tmp_path / f"site{i}")[0]
+        assert _atoms(out / f"top_{i + 1}.pdb") == _atoms(model)
         assert row["pose"] == _rows(site / "ranking.csv")[0]["pose"]
         assert row["score"] == _rows(site / "ranking.csv")[0]["score"]
         assert f"of {row['site']}" in (out / f"top_{i + 1}.pdb").read_text()
-        # a sub-docking: no report of its own, the partners' files shared with the blind one
+        # a sub-docking: no report or swarm files of its own, the partners' files shared with
+        # the blind one
         assert not (site / "report.html").exists() and (site / "run.json").is_file()
+        assert not [p for p in (site / "setup").iterdir() if p.name.startswith("swarm")]
         shared = [f for f in (out / "setup").glob("lightdock_*") if f.is_file()]
         assert len(shared) >= 4 and all(
             os.path.samefile(f, site / "setup" / f.name) for f in shared
@@ -148,6 +169,14 @@ def test_site_models_come_first_and_are_the_site_dockings_own(tmp_path):
     rows = _rows(out / "ranking.csv")
     assert [r["site"] for r in rows[:3]] == ["sites/site_1", "sites/site_2", "sites/site_3"]
     assert (out / "sites" / "site_1" / "ranking.csv").stat().st_mtime_ns == site_1
+    # a site docking asked to be ranked another way: it kept no swarm files, so one line
+    from sparkledock.docking.sites import site_options
+
+    chosen = dataclasses.replace(site_options(DockOptions(**TINY)), rank_method="dfire")
+    site = out / "sites" / "site_1"
+    with pytest.raises(SparkledockError, match=r"site_1: a finished site docking keeps its"):
+        dock(REC, LIG, site, restraints=out / "sites" / "site_1.restraints", options=chosen)
+    assert (site / "ranking.csv").stat().st_mtime_ns == site_1
 
 
 def test_redock_sites_is_refused_with_restraints_or_below_zero(tmp_path):
@@ -174,7 +203,8 @@ def test_screen_redocks_the_sites_of_its_blind_pairs_only(tmp_path):
     rows = _rows(out / "free" / "ranking.csv")
     assert [r["site"] for r in rows[:2]] == ["sites/site_1", ""]
     site = out / "free" / "sites" / "site_1"
-    assert _atoms(out / "free" / "top_1.pdb") == _atoms(site / "top_1.pdb")
+    model = sparkledock.top(site / "setup", _solutions(site), 1, tmp_path / "site")[0]
+    assert _atoms(out / "free" / "top_1.pdb") == _atoms(model)
 
 
 def test_site_order_is_the_blind_order_whatever_the_scores():
@@ -220,3 +250,24 @@ def test_a_blind_docking_killed_between_site_dockings_resumes_to_the_same_result
     assert {n: (out / n).read_text().replace(str(out), "") for n in names} == {
         n: (reference / n).read_text().replace(str(reference), "") for n in names
     }
+
+
+def test_a_docking_that_keeps_everything_keeps_its_site_dockings_swarm_files(tmp_path):
+    out = tmp_path / "kept"
+    dock(REC, LIG, out, options=DockOptions(**TINY, redock_sites=1, keep_trajectories=True))
+    setup = out / "sites" / "site_1" / "setup"
+    assert (setup / "swarms.tar.gz").is_file() and (setup / "convergence.npz").is_file()
+    assert not (out / "sites" / "site_1" / "top_1.pdb").exists()
+    # a site docking ranked again by the stages, as a restrained dock is: its best model
+    steps, method = TINY["steps"], _rank_method(out / "sites" / "site_1")
+    by_score = sparkledock.rank(setup, steps)
+    kept = sparkledock.filter_ranking(setup, by_score).kept or by_score
+    best = sparkledock.rank(setup, steps, method=method, solutions=kept)[0]
+    row = _rows(out / "ranking.csv")[0]
+    assert (best.swarm, best.glowworm, best.pose) == (
+        int(row["swarm"]), int(row["glowworm"]), _pose(row)
+    )  # fmt: skip
+
+
+def _rank_method(folder):
+    return json.loads((folder / "run.json").read_text())["options"]["rank_method"]

@@ -1,8 +1,8 @@
 """The stage functions called by hand on a finished ``dock`` folder give ``dock``'s own
 ranking and models: rank by score, filter by the docking's restraints, rank what the filter
-kept by the restrained default (a restrained docking); the site models (each site docking a
-restrained docking, reproduced the same way) ahead of the blind default's ranking (a blind
-docking)."""
+kept by the restrained default (a restrained docking); the site models (each site docking a finished
+restrained docking, its best read from its result) ahead of the blind default's ranking (a
+blind docking)."""
 
 from __future__ import annotations
 
@@ -45,6 +45,15 @@ def _restrained(folder: Path) -> list:
     return sparkledock.rank(setup, steps, method=options["rank_method"], solutions=kept)
 
 
+def _best(folder: Path):
+    """A finished docking's best solution, read from its result."""
+    from sparkledock.analysis.rank import Ranked
+
+    row = sparkledock.read_dock_result(folder).top
+    pose = tuple(float(x) for x in row["pose"].split())
+    return Ranked(row["swarm"], row["glowworm"], pose, 0.0, 0, 0.0, row["score"])
+
+
 def _key(ranked) -> list[tuple[int, int]]:
     return [(r.swarm, r.glowworm) for r in ranked]
 
@@ -84,7 +93,9 @@ def test_a_blind_dock_is_its_stages(tmp_path):
     assert options["rank_method"] == "learned_blind"
     sites = sorted((out / "sites").glob("site_*/"), key=lambda p: int(p.name.split("_")[1]))
     assert len(sites) > 1
-    front = [_restrained(site)[0] for site in sites]  # (in the sites' order)
+    # each site docking a finished restrained docking (test_a_restrained_dock_is_its_stages)
+    # that keeps its ranking, not its swarm files: its best model, read back, in the sites' order
+    front = [_best(site) for site in sites]
     blind = sparkledock.rank(out / "setup", options["steps"], method="learned_blind")
     rows = _rows(out)
     assert [r["site"] for r in rows[: len(sites)]] == [f"sites/{s.name}" for s in sites]

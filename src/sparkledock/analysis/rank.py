@@ -10,6 +10,7 @@ from pathlib import Path
 from ..errors import InputFileError
 from ..fileutil import atomic_write_text, read_text_input
 from ..io.lightdock import GSOOutput, read_gso_output, split_pose_line
+from ..io.pack import ensure_unpacked
 from ..io.setupdir import SetupDir, model_name
 
 RANKING_HEADER = (
@@ -130,8 +131,11 @@ def write_ranking(path: str | os.PathLike[str], ranking: list[Ranked]) -> None:
 
 
 def read_ranking(path: str | os.PathLike[str]) -> list[Ranked]:
-    """Read a ranking in LightDock's format (ours or LightDock's ``rank_by_scoring.list``)."""
+    """Read a ranking in LightDock's format (ours or LightDock's ``rank_by_scoring.list``;
+    a finished docking's, packed with its swarm files, is unpacked first)."""
     path = Path(path)
+    if not path.is_file():
+        ensure_unpacked(path.parent)
     out = []
     for lineno, line in enumerate(read_text_input(path, "ranking").splitlines(), start=1):
         if not line.strip() or line.startswith("Swarm"):

@@ -28,7 +28,7 @@ from ..runlog import LOGGER, RunRecord, file_record, untimed
 from .alternatives import dock_alternatives
 from .analyse import analyse, ranking_identity
 from .checks import check_docking, check_ranked_molecules, check_ranking
-from .disk import settle
+from .disk import refuse_slimmed, settle
 from .knowledge import ligand_face, resolve
 from .options import (
     DockOptions,
@@ -232,6 +232,7 @@ def dock(
                         f"{out} holds this docking ranked by {_ranked_line(record['ranking'])}: "
                         f"ranking it again by {_ranked_line(ranked)}"
                     )
+                    refuse_slimmed(out)
                     record = {**record, "stage": "run"}
                     runrec.continue_from(out)
                 elif record.get("stage") == "done":

@@ -33,7 +33,7 @@ from ..errors import SparkledockError, SparkledockWarning
 from ..fileutil import atomic_write_text
 from ..molecule.system import DockingSetup
 from ..runlog import LOGGER
-from .disk import settle_site
+from .disk import keeps_everything, settle_site
 from .options import SITE_DEFAULT, DockOptions
 
 #: How far apart (Å, ligand-landmark RMSD) two sites' leaders are at least (chosen on
@@ -265,7 +265,7 @@ def redock_sites(
                 "cannot be ranked with the blind docking's); remove it and dock again"
             )
         row = _best_row(folder)
-        settle_site(folder, setup.path)
+        settle_site(folder, setup.path, keep_swarms=keeps_everything(options))
         if row is None:
             continue
         pose = tuple(float(x) for x in row["pose"].split())

@@ -1,20 +1,21 @@
 """A finished docking's swarm files in one archive: the disk budget of a screen.
 
-A run leaves a file per swarm and saved step (``swarm_<id>/gso_<step>.out``, every 10 steps),
-a starting file, a clustering and a done marker per swarm: thousands of files for a blind
+A run leaves a file per swarm and saved step (``swarm_<id>/gso_<step>.out``, every 10 steps), a
+starting file, a clustering and a done marker per swarm: thousands of files for a blind
 docking. Once a docking is finished, what it still needs to be ranked again (each swarm's last
-snapshot, clusters and done marker) goes into one compressed ``swarms.tar.gz`` in the
-setup folder; the earlier snapshots are dropped (the report keeps their best scores:
+snapshot, clusters and done marker) and LightDock's rank lists (``rank_by_scoring.list``,
+``rank_filtered.list``: every cluster representative's line, 13 MB for the largest blind
+docking of the twenty, read by LightDock's tools only) go into one compressed ``swarms.tar.gz``
+in the setup folder; the earlier snapshots are dropped (the report keeps their best scores:
 :data:`CONVERGENCE_FILE`), and so are the starting poses (``init/initial_positions_*.dat``,
-about half of what was left: nothing reads them once every swarm is done; a run asked again
-on the setup says so in one line, :func:`missing_start`). Anything that reads a packed
-file (a ranking asked again, ``sparkledock rank``, LightDock's tools through sparkledock)
-unpacks the archive first (:func:`ensure_unpacked`), so a packed folder reads as an
-unpacked one.
+about half of what was left: nothing reads them once every swarm is done; a run asked again on
+the setup says so in one line, :func:`missing_start`). Anything that reads a packed file (a
+ranking asked again, ``sparkledock rank``, LightDock's tools through sparkledock) unpacks the
+archive first (:func:`ensure_unpacked`), so a packed folder reads as an unpacked one.
 
 The archive is written whole before anything is removed (a temporary file renamed into place),
-and an archive that exists is never rewritten: a packing killed at any moment ends, when
-asked again, with the same archive and nothing else removed.
+and an archive that exists is never rewritten: a packing killed at any moment ends, when asked
+again, with the same archive and nothing else removed.
 """
 
 from __future__ import annotations
@@ -27,13 +28,16 @@ from pathlib import Path
 
 from ..errors import InputFileError
 from ..fileutil import atomic_write_bytes
-from .setupdir import CLUSTER_FILE, DONE_MARKER, SetupDir
+from .setupdir import CLUSTER_FILE, DONE_MARKER, RANKING_FILE, SetupDir
 
 #: The archive of a finished docking's swarm files, in its setup folder.
 PACK_FILE = "swarms.tar.gz"
 #: Each swarm's best score at every saved step, kept when the snapshots are dropped.
 CONVERGENCE_FILE = "convergence.npz"
 _SNAPSHOT = re.compile(r"gso_(\d+)\.out$")
+#: LightDock's rank lists in a setup folder, packed with the swarm files (the same run gives
+#: the same lists: a ranking asked again by another method rewrites them unchanged).
+RANK_LISTS = (RANKING_FILE, "rank_filtered.list")
 
 
 def pack_path(root: str | os.PathLike[str]) -> Path:
@@ -46,8 +50,9 @@ def convergence_path(root: str | os.PathLike[str]) -> Path:
 
 def packed_files(folder: SetupDir, steps: int) -> tuple[list[Path], list[Path]]:
     """What packing keeps in the archive (each swarm's step-``steps`` snapshot, clusters and
-    done marker) and what it drops (the earlier snapshots and the starting files)."""
-    kept: list[Path] = []
+    done marker; LightDock's rank lists) and what it drops (the earlier snapshots and the
+    starting files)."""
+    kept = [folder.root / name for name in RANK_LISTS if (folder.root / name).is_file()]
     dropped = sorted(folder.init.glob("initial_positions_*.dat"))
     for swarm in folder.swarms():
         for path in sorted(swarm.iterdir()):
