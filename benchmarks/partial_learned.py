@@ -159,18 +159,31 @@ def tops(hits: list[int | None]) -> str:
     return " / ".join(str(sum(h is not None and h <= n for h in hits)) for n in (1, 5, 10))
 
 
-def loco(data: dict, specs: list[str], seeds: int) -> dict[str, dict[str, np.ndarray]]:
+#: Shipped rankings compared as they are (no model refitted): a learned model (in-sample
+#: where it saw the complex) or a fixed key (:data:`sparkledock.analysis.ranking.KEYS`).
+FIXED = ("learned", "learned_partial", "restraints")
+
+
+def loco(
+    data: dict, specs: list[str], seeds: int, train_on: list[str] | None = None
+) -> dict[str, dict[str, np.ndarray]]:
     """Held-out keys (larger first) per pool: today's (the shipped model its level ranks by),
-    the score's, and each spec's model fitted without the pool's complex."""
+    the score's, the :data:`FIXED` rankings' and each spec's model fitted without the pool's
+    complex (on the ``train_on`` scenarios' pools only, when given)."""
+    from sparkledock.analysis.ranking import KEYS
+
     keys: dict[str, dict[str, np.ndarray]] = {k: {} for k in data}
     for key, pool in data.items():
         method = default_method(True, level=str(pool["level"]))
-        keys[key]["today"] = learned.learned_key(pool, learned.METHOD_MODELS[method])
+        keys[key]["today"] = np.asarray(KEYS[method](pool), dtype=np.float64)
         keys[key]["score"] = np.asarray(pool["score"], dtype=np.float64)
+        for name in FIXED:
+            keys[key][name] = np.asarray(KEYS[name](pool), dtype=np.float64)
     names = sorted({complex_of(Path(k)) for k in data})
     for spec in specs:
         for held in names:
-            train = [k for k in data if complex_of(Path(k)) != held]
+            train = [k for k in data if complex_of(Path(k)) != held
+                     and (train_on is None or k.split("/")[0] in train_on)]  # fmt: skip
             models = fit(data, train, SPECS[spec], seeds)
             for key in (k for k in data if complex_of(Path(k)) == held):
                 x = learned.feature_matrix(data[key], SPECS[spec])
@@ -210,7 +223,7 @@ def merged_first(pools: list[dict], keys: list[np.ndarray], rule: str) -> int | 
 
 
 def report(data: dict, keys: dict, specs: list[str]) -> None:
-    methods = ("today", "score", *specs)
+    methods = ("today", "score", *FIXED, *specs)
     firsts = {k: {m: first_hit(data[k]["label"][ordered(data[k], keys[k][m])] >= 1)
                   for m in methods} for k in data}  # fmt: skip
     scenarios = sorted({k.split("/")[0] for k in data})
@@ -244,17 +257,20 @@ def report(data: dict, keys: dict, specs: list[str]) -> None:
         print(f"| {sc} | {len(names)} | {' | '.join(cells)} |")
 
 
-def export(path: Path, data: dict, spec_name: str, seeds: int) -> None:
+def export(
+    path: Path, data: dict, spec_name: str, seeds: int, train_on: list[str] | None = None
+) -> None:
     import lightgbm
 
-    keys = sorted(data)
+    keys = sorted(k for k in data if train_on is None or k.split("/")[0] in train_on)
     spec = SPECS[spec_name]
     models = fit(data, keys, spec, seeds)
     check = learned.feature_matrix(data[keys[0]], spec)[:64]
     fields = {
         "what": "partial-knowledge ranking learned on training scenarios (LightGBM rank_xendcg)",
         "command": f"python benchmarks/partial_learned.py loco ROOTS --spec {spec_name} "
-        "--export PATH",
+        + (f"--train-on {' '.join(train_on)} " if train_on else "")
+        + "--export PATH",
         "lightgbm": lightgbm.__version__,
         "features": [list(f) for f in spec],
         "training_complexes": sorted({complex_of(Path(k)) for k in keys}),
@@ -275,6 +291,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seeds", type=int, default=1)
     p.add_argument("--export", type=Path)
     p.add_argument("--to", type=Path, help="archive: the folder to copy the pools into")
+    p.add_argument("--train-on", nargs="*", help="loco: fit on these scenarios' pools only")
     args = p.parse_args(argv)
     if args.mode == "collect":
         todo = pools(args.roots)
@@ -292,9 +309,9 @@ def main(argv: list[str] | None = None) -> None:
         return
     data = load(args.roots)
     if args.export:
-        export(args.export, data, args.spec[0], 3)
+        export(args.export, data, args.spec[0], 3, args.train_on)
         return
-    report(data, loco(data, args.spec, args.seeds), args.spec)
+    report(data, loco(data, args.spec, args.seeds, args.train_on), args.spec)
 
 
 if __name__ == "__main__":
