@@ -36,6 +36,23 @@ def test_pose_quality_equals_dockq_on_written_models(setups, tmp_path):
         assert got["dockq"][i] == pytest.approx(q.dockq, abs=1e-4)
 
 
+def test_residue_distances_are_the_dense_ones_within_the_cutoff():
+    """The reference's residue-pair distances, found by a k-d tree, equal the dense atom-pair
+    matrix's (same arithmetic) up to the cutoff, and are infinite beyond it."""
+    from sparkledock.analysis.quality import _min_d2
+
+    rng = np.random.default_rng(3)
+    xyz_a, xyz_b = rng.uniform(0, 30, (120, 3)), rng.uniform(10, 40, (90, 3))
+    res_a = np.split(np.arange(120), [7, 20, 33, 50, 71, 90, 104])
+    res_b = np.split(np.arange(90), [5, 18, 40, 61, 77])
+    d2 = ((xyz_a[:, None, :] - xyz_b[None, :, :]) ** 2).sum(axis=2)
+    dense = np.array([[d2[np.ix_(a, b)].min() for b in res_b] for a in res_a])
+    got = _min_d2(xyz_a, xyz_b, res_a, res_b, 6.0)
+    near = dense <= 36.0
+    assert near.any() and (~near).any()
+    assert np.array_equal(got[near], dense[near]) and np.isinf(got[~near]).all()
+
+
 def test_the_reference_scores_itself_one(tmp_path):
     """A setup made from the bound complex's own chains: the identity pose has DockQ 1."""
     from sparkledock.io.lightdock import load_setup

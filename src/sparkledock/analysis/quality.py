@@ -79,12 +79,24 @@ def _aligned(model_seq: str, native_seq: str) -> tuple[list[int], list[int]]:
     return mi, ni
 
 
-def _min_d2(xyz_a: np.ndarray, xyz_b: np.ndarray, res_a: list, res_b: list) -> np.ndarray:
-    """(len(res_a), len(res_b)) squared minimum atom distance per residue pair."""
-    d2 = ((xyz_a[:, None, :] - xyz_b[None, :, :]) ** 2).sum(axis=2)
-    sa = np.cumsum([0] + [len(r) for r in res_a])[:-1]
-    sb = np.cumsum([0] + [len(r) for r in res_b])[:-1]
-    return np.minimum.reduceat(np.minimum.reduceat(d2, sa, axis=0), sb, axis=1)
+def _min_d2(
+    xyz_a: np.ndarray, xyz_b: np.ndarray, res_a: list, res_b: list, cutoff: float
+) -> np.ndarray:
+    """(len(res_a), len(res_b)) squared minimum atom distance per residue pair (``xyz_a``
+    holds ``res_a``'s atoms residue after residue, ``xyz_b`` ``res_b``'s), exact up to
+    ``cutoff`` Å and infinite beyond. Only atom pairs a k-d tree finds within the cutoff
+    are measured: a dense atom-pair matrix of a 15,771 + 4,349-atom reference took 2.2 GB."""
+    from scipy.spatial import cKDTree
+
+    owner_a = np.repeat(np.arange(len(res_a)), [len(r) for r in res_a])
+    owner_b = np.repeat(np.arange(len(res_b)), [len(r) for r in res_b])
+    pairs = cKDTree(xyz_a).query_ball_tree(cKDTree(xyz_b), cutoff + 1e-6)
+    i = np.repeat(np.arange(len(xyz_a)), [len(p) for p in pairs])
+    j = np.fromiter(itertools.chain.from_iterable(pairs), dtype=np.int64, count=len(i))
+    d2 = ((xyz_a[i] - xyz_b[j]) ** 2).sum(axis=1)  # (the dense matrix's arithmetic)
+    out = np.full((len(res_a), len(res_b)), np.inf)
+    np.minimum.at(out, (owner_a[i], owner_b[j]), d2)
+    return out
 
 
 def _common_backbone(
@@ -207,14 +219,15 @@ def reference_of(model: Atoms, n_rec: int, reference: str | os.PathLike[str]) ->
 
     full = _min_d2(
         native.coords[np.concatenate(rec_all)], native.coords[np.concatenate(lig_all)],
-        rec_all, lig_all,
+        rec_all, lig_all, FNAT_CUTOFF_A,
     )  # fmt: skip
     n_native = int((full < FNAT_CUTOFF_A**2).sum())
     if n_native == 0:
         raise InputFileError(f"{source}: its two partners have no contact within 5 Å")
     d2 = _min_d2(
-        native.coords[np.concatenate(rec_n)], native.coords[np.concatenate(lig_n)], rec_n, lig_n
-    )
+        native.coords[np.concatenate(rec_n)], native.coords[np.concatenate(lig_n)], rec_n, lig_n,
+        max(FNAT_CUTOFF_A, INTERFACE_CUTOFF_A),
+    )  # fmt: skip
     contacts = np.argwhere(d2 < FNAT_CUTOFF_A**2)
     near = d2 < INTERFACE_CUTOFF_A**2
     rec_face = sorted(set(np.flatnonzero(near.any(axis=1)).tolist()))
