@@ -305,4 +305,14 @@ def test_a_refused_option_is_named_by_its_field_in_python_and_by_its_flag_on_the
     )
     assert main(["run", str(tmp_path / "c"), "2", "--translation-step", "0"]) == 1
     assert "error: --translation-step must be positive" in capsys.readouterr().err
+    # seeds and rigid-only scoring too
+    with pytest.raises(OptionError, match=r"^seed must be an integer from 0 to 2\*\*32 - 1"):
+        sparkledock.dock(REC, LIG, tmp_path / "a", seed=-1)
+    with pytest.raises(OptionError, match=r"^anm_seed must be an integer"):
+        sparkledock.setup(REC, LIG, tmp_path / "a", anm_seed=2**32)
+    rigid = r"^scoring mj3h scores rigid bodies only .*\(without anm\)$"
+    with pytest.raises(OptionError, match=rigid):
+        sparkledock.dock(REC, LIG, tmp_path / "a", scoring="mj3h", anm=True)
+    assert main([*argv, "--scoring", "mj3h", "--anm"]) == 1
+    assert capsys.readouterr().err.strip().endswith("normal modes (without --anm)")
     assert not any((tmp_path / name).exists() for name in "abc")

@@ -19,7 +19,7 @@ from ..analysis.ranking import RESCORED as RANKING_FUNCTIONS
 from ..backend import human_size, require_memory
 from ..engine.memory import swarm_bytes
 from ..engine.spec import FAST_MODES, SAVE_EVERY
-from ..errors import OptionError, SparkledockError, SparkledockWarning
+from ..errors import OptionError, SparkledockWarning
 from ..fileutil import check_input_file
 from ..molecule.structure import read_structure
 from ..preparation.inputs import ReadPartners, read_partners
@@ -37,11 +37,11 @@ def check_scoring(options: DockOptions) -> None:
     the packages it needs."""
     function = get_scoring(options.scoring)  # (unknown names, bad weights, duplicates)
     name = options.scoring
-    check_installed(function, f"--scoring {name}")
+    check_installed(function, "scoring", name)
     weights = [w for _, w in getattr(function, "terms", [])]
     if weights and all(w < 0 for w in weights):
         warnings.warn(
-            f"--scoring {name}: every weight is negative, so the search favours the poses "
+            f"scoring {name}: every weight is negative, so the search favours the poses "
             "each function scores worst",
             SparkledockWarning,
             stacklevel=2,
@@ -58,9 +58,10 @@ def check_scoring(options: DockOptions) -> None:
             "scoring", f"{{0}} {name}: no {engine.backend!r} backend (available: {known})"
         )
     if options.anm and getattr(function, "rigid_only", False):
-        raise SparkledockError(
-            f"--scoring {name} scores rigid bodies only (no normal-mode support, as in "
-            "LightDock): dock without normal modes (anm=False)"
+        raise OptionError(
+            ("scoring", "anm"),
+            f"{{0}} {name} scores rigid bodies only (no normal-mode support, as in LightDock): "
+            "dock without normal modes (without {1})",
         )
 
 
@@ -74,7 +75,7 @@ def check_ranking(options: DockOptions, restrained: bool) -> tuple[str, ...]:
         raise OptionError("rank_method", f"{{0}} {method} needs restraints")
     functions = tuple(f for f in needs if f in RANKING_FUNCTIONS)
     for function in functions:
-        check_installed(get_scoring(function), f"--rank-method {method}")
+        check_installed(get_scoring(function), "rank_method", method)
     return functions
 
 
@@ -82,7 +83,7 @@ def check_ranked_molecules(functions: tuple[str, ...], raw, paths) -> None:
     """Every function a ranking re-scores with can type both partners (``raw``: as read)."""
     for path, atoms in zip(paths, raw, strict=True):
         for name in functions:
-            said = f"{path} (--rank-method)"
+            said = f"{path} (rank_method {name})"
             check_molecules(get_scoring(name), SimpleNamespace(atoms=atoms), said)
 
 

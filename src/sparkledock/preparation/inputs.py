@@ -102,7 +102,7 @@ def read_partners(
     their ``lightdock_*.pdb`` columns, every restraint residue present (one line naming the
     file and residue)."""
     if options.scoring is not None:  # (a setup for a function that cannot run here)
-        check_installed(get_scoring(options.scoring), f"--scoring {options.scoring}")
+        check_installed(get_scoring(options.scoring), "scoring", options.scoring)
     if raw is None:
         raw = read_structure(receptor), read_structure(ligand)
     modes = (options.anm_rec, options.anm_lig) if options.anm else (0, 0)

@@ -155,9 +155,9 @@ MAX_LENGTH_A = 1000.0
 def check_setup_options(options: SetupOptions) -> None:
     """Refuse impossible option values before any work (one line each): seeds the
     generators take, every number finite, counts and lengths in range."""
-    check_seed(options.seed, "--seed")
+    check_seed(options.seed)
     if options.anm_seed is not None:
-        check_seed(options.anm_seed, "--anm-seed")
+        check_seed(options.anm_seed, "anm_seed")
     for f in fields(options):
         value = getattr(options, f.name)
         if isinstance(value, float) and not math.isfinite(value):

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..backend import Engine
-from ..errors import EngineError, UnsupportedAtomError
+from ..errors import EngineError, OptionError, UnsupportedAtomError
 from ..molecule.restraints import Restraints
 from ..molecule.system import Partner
 from .cpydock import CPyDock
@@ -133,15 +133,18 @@ def get_scoring(name: str) -> ScoringFunction:
     return Combination(terms, functions)
 
 
-def check_installed(function: object, what: str) -> None:
+def check_installed(function: object, field: str, value: str) -> None:
     """The Python packages a scoring function (each term of a combination) needs, checked
-    before any work: a missing one is a one-line refusal naming the extra to install."""
+    before any work: a missing one is a one-line refusal naming the option (``field``, the
+    schema's name: ``scoring``, ``rank_method``; ``value``, what it was given) and the extra
+    to install."""
     for f in getattr(function, "functions", (function,)):
         for package, extra in getattr(f, "requires", {}).items():
             if importlib.util.find_spec(package) is None:
-                raise EngineError(
-                    f"{what}: scoring {f.name!r} needs {package}: pip install "
-                    f"'sparkledock[{extra}]'"
+                raise OptionError(
+                    field,
+                    f"{{0}} {value}: scoring {f.name!r} needs {package}: pip install "
+                    f"'sparkledock[{extra}]'",
                 )
 
 
