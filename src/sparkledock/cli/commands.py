@@ -15,7 +15,13 @@ import numpy as np
 
 from ..errors import SparkledockError
 from ..version import __version__
-from ..workflow.commands import SetupDir, load_setup, prepare_scoring, read_poses
+from ..workflow.commands import (
+    FILTERED_FILE,
+    SetupDir,
+    load_setup,
+    prepare_scoring,
+    read_poses,
+)
 
 if TYPE_CHECKING:
     from ..docking import DockOptions
@@ -145,7 +151,7 @@ def cmd_filter(args: argparse.Namespace) -> int:
     filtered = filter_ranking(
         args.setup_dir, args.ranking, args.restraints, **chosen, molecules=molecules
     )
-    target = Path(args.ranking).with_name("rank_filtered.list")
+    target = Path(args.ranking).with_name(FILTERED_FILE)
     write_ranking(target, filtered.kept)
     for r, f in zip(filtered.ranking, filtered.fractions, strict=True):
         print(f"{SetupDir(Path()).model(r.swarm, r.glowworm)} {f:5.3f}")

@@ -24,7 +24,7 @@ from ..engine.spec import SAVE_EVERY
 from ..errors import SparkledockWarning
 from ..fileutil import atomic_write_text
 from ..io.lightdock import GSOOutput, load_setup, read_gso_output
-from ..io.setupdir import SetupDir
+from ..io.setupdir import FILTERED_FILE, SetupDir
 from ..molecule.system import DockingSetup
 from ..runlog import LOGGER, RunRecord, untimed
 from .options import FILTER_FRACTION, DockOptions
@@ -222,7 +222,7 @@ def analyse(
                 for r, f in zip(ranking, judged.fractions, strict=True)
             }
             filtered = judged.kept
-            write_ranking(folder.root / "rank_filtered.list", filtered)
+            write_ranking(folder.root / FILTERED_FILE, filtered)
             info["summary"] = f"{len(filtered)} of {len(ranking)} solutions kept"
             if filtered:
                 ranking = filtered

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from ..errors import InputFileError
 from ..fileutil import atomic_write_bytes
-from .setupdir import CLUSTER_FILE, DONE_MARKER, RANKING_FILE, SetupDir
+from .setupdir import CLUSTER_FILE, DONE_MARKER, FILTERED_FILE, RANKING_FILE, SetupDir
 
 #: The archive of a finished docking's swarm files, in its setup folder.
 PACK_FILE = "swarms.tar.gz"
@@ -37,7 +37,7 @@ CONVERGENCE_FILE = "convergence.npz"
 _SNAPSHOT = re.compile(r"gso_(\d+)\.out$")
 #: LightDock's rank lists in a setup folder, packed with the swarm files (the same run gives
 #: the same lists: a ranking asked again by another method rewrites them unchanged).
-RANK_LISTS = (RANKING_FILE, "rank_filtered.list")
+RANK_LISTS = (RANKING_FILE, FILTERED_FILE)
 
 
 def pack_path(root: str | os.PathLike[str]) -> Path:

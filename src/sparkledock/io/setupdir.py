@@ -16,6 +16,8 @@ REC_MODES_FILE = "lightdock_rec.nm.npy"
 LIG_MODES_FILE = "lightdock_lig.nm.npy"
 RESTRAINTS_FILE = "restraints.list"
 RANKING_FILE = "rank_by_scoring.list"
+#: What a restraint filter kept (LightDock's name, beside the ranking it filtered).
+FILTERED_FILE = "rank_filtered.list"
 CLUSTER_FILE = "cluster.repr"
 #: A run's checkpoint and its measured per-swarm costs, in the setup folder.
 CHECKPOINT_FILE = "sparkledock_run.npz"

@@ -34,6 +34,7 @@ from ..schema import DEFAULT_CONTACT_CUTOFF_A
 from ..seeds import DEFAULT_SEED
 from ..version import __version__
 from ..workflow.commands import (
+    FILTERED_FILE,
     NOT_AVAILABLE,
     SCORING_FUNCTIONS,
     DockingSetup,
@@ -389,7 +390,7 @@ def _filter(args: argparse.Namespace) -> int:
     for r, f in zip(filtered.ranking, filtered.fractions, strict=True):
         print(f"{SetupDir(Path()).model(r.swarm, r.glowworm)!s:40s}  {f:5.3f}")
     lines = [f"swarm_{r.swarm}_{r.glowworm}.pdb   {r.score:5.3f}  {f:5.3f}\n" for r, f in passed]
-    atomic_write_text(folder / "rank_filtered.list", "".join(lines))
+    atomic_write_text(folder / FILTERED_FILE, "".join(lines))
     return 0
 
 

@@ -20,7 +20,7 @@ from ..engine.options import RunOptions
 from ..engine.parallel import mpi_world
 from ..io.lightdock import GSOOutput, load_setup, read_gso_output, read_poses
 from ..io.restraints import read_restraints
-from ..io.setupdir import SetupDir, model_name
+from ..io.setupdir import FILTERED_FILE, SetupDir, model_name
 from ..molecule.system import DockingSetup
 from ..preparation.prepare import SetupOptions
 from ..scoring import (
@@ -33,6 +33,7 @@ from ..scoring import (
 from ..scoring.prepared import prepare_scoring
 
 __all__ = [
+    "FILTERED_FILE",
     "NOT_AVAILABLE",
     "SCORING_FUNCTIONS",
     "DockingSetup",

@@ -21,7 +21,7 @@ from ..errors import InputFileError
 from ..fileutil import atomic_write_text
 from ..io.lightdock import format_lightdock_pdb, format_points_pdb, load_setup, read_gso_output
 from ..io.restraints import read_restraints
-from ..io.setupdir import SetupDir
+from ..io.setupdir import FILTERED_FILE, SetupDir
 from ..molecule.geometry import ellipsoid_poles
 from ..molecule.pose import PoseLayout, ligand_conformers, receptor_conformers
 from ..molecule.structure import Atoms, centred, clean, lightdock_centre, read_structure
@@ -324,5 +324,5 @@ def membrane_filter(
             name = f"swarm_{entry.swarm}_{entry.glowworm}.pdb"
             shutil.copyfile(model, out / name)
             lines.append(f"{name}   {entry.score:5.3f}  {fraction:5.3f}\n")
-    atomic_write_text(out / "rank_filtered.list", "".join(lines))
+    atomic_write_text(out / FILTERED_FILE, "".join(lines))
     return len(passed), len(ranking), height, out
