@@ -108,8 +108,8 @@ def test_resume_key_and_record_follow_the_fields():
 
 def test_every_setup_option_is_on_setups_command_line_with_its_default():
     """Each SetupOptions field is spelled on ``sparkledock setup`` under its own name and
-    defaults to the field's default (swarm_spacing comes from --swarm-spacing and --protocol),
-    so parsing no option gives SetupOptions' defaults."""
+    defaults to the field's default (swarm_spacing comes from --swarm-spacing and --protocol,
+    lightdock_area from --protocol alone), so parsing no option gives SetupOptions' defaults."""
     from sparkledock.cli.options import setup_options
     from sparkledock.preparation.prepare import SetupOptions
 
@@ -119,9 +119,20 @@ def test_every_setup_option_is_on_setups_command_line_with_its_default():
         if f.name == "swarm_spacing":
             assert f.metadata[CLI] is None and dests["swarm_spacing"].default is None
             continue
+        if f.name == "lightdock_area":
+            assert f.metadata[CLI] is None and f.name not in dests
+            continue
         assert dests[f.name].default == f.default, f.name
     args = build_parser().parse_args(["setup", "r.pdb", "l.pdb"])
     assert setup_options(vars(args)) == SetupOptions()
+    args = build_parser().parse_args(["setup", "r.pdb", "l.pdb", "--protocol", "lightdock"])
+    assert setup_options(vars(args)) == SetupOptions(lightdock_area=True)
+    # dock's setup: LightDock's swarm count under its protocol only
+    from sparkledock.docking.options import dock_setup_options, with_defaults
+
+    for protocol in ("sparkledock", "lightdock"):
+        options = with_defaults(DockOptions(protocol=protocol, engine=None), restrained=False)
+        assert dock_setup_options(options).lightdock_area is (protocol == "lightdock")
     args = build_parser().parse_args(["setup", "r.pdb", "l.pdb", "-sp", "--no-map-modified"])
     chosen = setup_options(vars(args))
     assert chosen.write_starting_positions is True and chosen.map_modified is False

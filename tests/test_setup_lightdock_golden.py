@@ -56,7 +56,13 @@ def test_blind_setups_of_benchmark_complexes_equal_lightdocks(tmp_path, name):
         src / f"{name}_l_u.pdb",
         tmp_path / "setup",
         options=SetupOptions(
-            glowworms=256, anm=True, noh=True, now=True, noxt=True, lightdock_poses=True
+            glowworms=256,
+            anm=True,
+            noh=True,
+            now=True,
+            noxt=True,
+            lightdock_poses=True,
+            lightdock_area=True,
         ),
     )
     config = json.loads((out / "setup.json").read_text())

@@ -63,7 +63,7 @@ def test_membrane_layers_and_sides_follow_lightdocks_rule():
 def test_membrane_swarms_match_lightdocks_setups(tmp_path, case, options, lightdock_swarms):
     """LightDock's very centres (its swarm_centers.pdb byte for byte; the count from the
     surface needs freesasa, as LightDock's does), every one on the side its rule allows."""
-    out = membrane_setup(tmp_path, **options)
+    out = membrane_setup(tmp_path, lightdock_area=True, **options)
     config = json.loads((out / "setup.json").read_text())
     ours, theirs = (
         centres(out / "init" / "swarm_centers.pdb"),

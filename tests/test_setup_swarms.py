@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import numpy as np
@@ -22,7 +23,9 @@ def test_swarm_count_equals_lightdocks_with_freesasa(name):
     expected = json.loads((BENCH / name / "lightdock_setup" / "setup.json").read_text())["swarms"]
     path = BENCH / name / f"{name}_r_u.pdb"
     raw = read_structure(path)
-    assert receptor_swarm_count(path, raw, raw, 50.0) == expected
+    assert receptor_swarm_count(path, raw, raw, 50.0, lightdock_area=True) == (expected, "freesasa")
+    # sparkledock's protocol counts from its own area, whether or not freesasa is installed
+    assert receptor_swarm_count(path, raw, raw, 50.0) == (swarm_count(raw), "sparkledock")
 
 
 @pytest.mark.parametrize("name", COMPLEXES)
@@ -151,3 +154,26 @@ def test_restrained_swarms_sit_where_lightdocks_do(tmp_path, name):
     ours = centres(out / "init" / "swarm_centers.pdb")
     theirs = centres(DATA / "lightdock_setup_restrained" / f"{name}_swarm_centers.pdb")
     assert np.array_equal(ours, theirs)  # LightDock's placement, to the file's 3 decimals
+
+
+def test_the_protocol_decides_whose_area_counts_the_swarms(tmp_path, monkeypatch):
+    """sparkledock's protocol counts swarms from its own area whatever is installed (the same
+    command, the same docking); LightDock's from freesasa's where it is installed."""
+    import sparkledock
+
+    rec, lig = BENCH / "2X9A" / "2X9A_r_u.pdb", BENCH / "2X9A" / "2X9A_l_u.pdb"
+    small = {"glowworms": 2, "noh": True, "noxt": True, "now": True, "quiet": True}
+    ours = sparkledock.setup(rec, lig, tmp_path / "ours", **small).config
+    assert ours["sparkledock"]["swarm_area"] == "sparkledock"
+    monkeypatch.setitem(__import__("sys").modules, "freesasa", None)  # as if not installed
+    without = sparkledock.setup(rec, lig, tmp_path / "without", **small).config
+    assert without["swarms"] == ours["swarms"]
+    monkeypatch.undo()
+    expected = json.loads((BENCH / "2X9A" / "lightdock_setup" / "setup.json").read_text())
+    theirs = sparkledock.setup(rec, lig, tmp_path / "ld", protocol="lightdock", **small).config
+    if importlib.util.find_spec("freesasa"):
+        assert theirs["sparkledock"]["swarm_area"] == "freesasa"
+        assert theirs["swarms"] == expected["swarms"]
+    else:
+        assert theirs["sparkledock"]["swarm_area"] == "sparkledock"
+        assert theirs["swarms"] == ours["swarms"]

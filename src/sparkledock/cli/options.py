@@ -164,15 +164,14 @@ def options_by_name(
 def setup_options(values: dict[str, Any]) -> SetupOptions:
     """``setup``'s options from parsed arguments, sparkledock's or ``lightdock3_setup.py``'s
     (named alike): the fields of :class:`~sparkledock.preparation.prepare.SetupOptions`
-    present, ``--no-map-modified`` turned around, and the swarm spacing the protocol gives
-    when none is asked for."""
-    from ..docking.options import setup_spacing
+    present, ``--no-map-modified`` turned around, and what the protocol decides
+    (:func:`~sparkledock.docking.options.protocol_setup`)."""
+    from ..docking.options import protocol_setup
     from ..workflow.commands import SetupOptions
 
     chosen = options_by_name(SetupOptions, values, _SETUP_RENAMED)
     restrained = values.get("restraints") is not None
-    chosen["swarm_spacing"] = setup_spacing(chosen, values["protocol"], restrained)
-    return SetupOptions(**chosen)
+    return SetupOptions(**protocol_setup(chosen, values["protocol"], restrained))
 
 
 def run_options(values: dict[str, Any], engine: Engine) -> RunOptions:

@@ -282,13 +282,20 @@ def protocol_spacing(protocol: str, restrained: bool, paratope: bool = False) ->
     return RESTRAINED_SPACING_A if focused else 0.0
 
 
-def setup_spacing(chosen: dict[str, Any], protocol: str, restrained: bool) -> float:
-    """The swarm spacing of setup options ``chosen`` (by field name): the one asked for, else
-    the protocol's (:func:`protocol_spacing`); what ``sparkledock setup`` and
-    :func:`sparkledock.setup` both place swarms by."""
-    spacing = chosen.get("swarm_spacing")
+def protocol_setup(chosen: dict[str, Any], protocol: str, restrained: bool) -> dict[str, Any]:
+    """Setup options ``chosen`` (by field name) with what the protocol decides where the
+    caller did not: the swarm spacing (:func:`protocol_spacing`) and whose surface area counts
+    the swarms (freesasa's, LightDock's, only under ``lightdock``); what ``sparkledock setup``,
+    :func:`sparkledock.setup` and ``dock`` (:func:`dock_setup_options`) all place swarms by."""
     paratope = bool(chosen.get("paratope", False))
-    return spacing if spacing is not None else protocol_spacing(protocol, restrained, paratope)
+    spacing = chosen.get("swarm_spacing")
+    if spacing is None:
+        spacing = protocol_spacing(protocol, restrained, paratope)
+    return {
+        **chosen,
+        "swarm_spacing": spacing,
+        "lightdock_area": chosen.get("lightdock_area", protocol == "lightdock"),
+    }
 
 
 def _rigid_only(scoring: str) -> bool:
@@ -347,4 +354,5 @@ def dock_setup_options(options: DockOptions) -> SetupOptions:
     shared = {f.name for f in fields(SetupOptions)} & {f.name for f in fields(DockOptions)}
     chosen = {name: getattr(options, name) for name in shared}
     chosen.update(anm=bool(options.anm), swarm_spacing=options.swarm_spacing or 0.0)
+    chosen = protocol_setup(chosen, options.protocol, restrained=False)  # (spacing given)
     return SetupOptions(**chosen, **DOCK_SETUP_FIXED)

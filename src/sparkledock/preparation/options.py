@@ -125,6 +125,11 @@ class SetupOptions:
         "over all swarms), so the setup's files equal LightDock 0.9.4's; default: one "
         "generator per swarm", action="store_true",
     )  # fmt: skip
+    #: count the swarms from freesasa's area of the receptor file, as LightDock does (LightDock's
+    #: protocol and commands; needs freesasa, else the own area with a warning); False:
+    #: sparkledock's own Shrake–Rupley area, the same whether or not freesasa is installed.
+    #: (Chosen by ``--protocol``, see :func:`sparkledock.docking.options.protocol_setup`.)
+    lightdock_area: bool = option(False)
     #: swarms only on an antibody receptor's CDRs (:mod:`sparkledock.preparation.paratope`), as
     #: passive restraints on them would place them, without restraints in the score
     paratope: bool = option(

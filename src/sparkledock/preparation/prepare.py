@@ -71,7 +71,8 @@ def _paratope(receptor: Atoms, path: Path, restrained: bool) -> list[str]:
     receptor has no antibody variable domain or restraints already place the swarms."""
     if restrained:
         raise InputFileError(
-            f"{path}: receptor restraints and --paratope both choose where swarms go; give one"
+            f"{path}: receptor restraints and {{0}} both choose where swarms go; give one",
+            "paratope",
         )
     return require_paratope(receptor, str(path))
 
@@ -209,7 +210,8 @@ def prepare_setup(
     check_output_folder(out)
     folder = SetupDir(out)
     if folder.setup_json.exists() and not force:
-        raise InputFileError(f"{folder.setup_json}: a setup is already here (--force replaces it)")
+        already = f"{folder.setup_json}: a setup is already here ({{0}} replaces it)"
+        raise InputFileError(already, "force")
     rec_name, lig_name = setup_names(rec_path, lig_path)
     stage = _Stages(progress)
     if partners is None:  # (``partners``: as a caller's checks read them with these options)
@@ -231,13 +233,21 @@ def prepare_setup(
     paratope = _paratope(rec_c, rec_path, bool(near)) if options.paratope else []
     near = paratope or near or None
     sights = None
+    area = None  # whose surface area set the count (when the surface set it)
     if near:
         sights = _central_atoms(rec_atoms, near)  # the file's frame, as LightDock's residues
         count = options.swarms or options.swarms_per_restraint * len(near)
     else:
-        count = options.swarms or receptor_swarm_count(
-            rec_path, rec_raw, body, options.surface_density, with_membrane
-        )
+        count = options.swarms
+        if not count:
+            count, area = receptor_swarm_count(
+                rec_path,
+                rec_raw,
+                body,
+                options.surface_density,
+                with_membrane,
+                options.lightdock_area,
+            )
     # placed on the receptor file as read, then centred (LightDock's order, for its bits)
     centres = swarm_centres(
         rec_raw,
@@ -393,6 +403,7 @@ def prepare_setup(
             "receptor_centre": [float(v) for v in lightdock_centre(rec_atoms)],
             "ligand_centre": [float(v) for v in lightdock_centre(lig_atoms)],
             "poses": "lightdock" if options.lightdock_poses else "per-swarm",
+            "swarm_area": area,
             "receptor_input": str(rec_path),
             "ligand_input": str(lig_path),
         },

@@ -1,10 +1,12 @@
 """Solvent-accessible surface and the count of swarms it calls for.
 
 LightDock sets the number of swarms to ``ceil(SASA / 50 Å²)`` of the receptor file, computed by
-freesasa with its defaults (Lee–Richards, ProtOr radii, heavy atoms of ATOM records). With
-freesasa installed (the ``pydock`` extra) the count is computed the same way and equals
-LightDock's; without it, Shrake–Rupley with the element radii below gives the area within
-about 1.5 % on the benchmark complexes (a warning says so).
+freesasa with its defaults (Lee–Richards, ProtOr radii, heavy atoms of ATOM records).
+sparkledock's protocol counts from its own Shrake–Rupley area (the element radii below, within
+about 1.5 % of freesasa's on the benchmark complexes), so the same command gives the same
+docking whether or not the optional freesasa is installed. LightDock's protocol and commands
+ask for freesasa's area (``lightdock_area``) and equal LightDock's count where freesasa is
+installed (the ``pydock`` extra); without it they fall back to the own area, with a warning.
 """
 
 from __future__ import annotations
@@ -112,7 +114,7 @@ def swarm_count(
     return math.ceil(float(sasa.sum()) / density)
 
 
-def lightdock_area(source: Path, raw: Atoms, without_membrane: bool = False) -> float | None:
+def lightdock_area_of(source: Path, raw: Atoms, without_membrane: bool = False) -> float | None:
     """The receptor's accessible area as LightDock computes it: freesasa's defaults on the
     receptor file (without its membrane beads when asked, as LightDock's ``_no_membrane``
     copy). None when freesasa is not installed or cannot read the file."""
@@ -144,12 +146,21 @@ def lightdock_area(source: Path, raw: Atoms, without_membrane: bool = False) -> 
 
 
 def receptor_swarm_count(
-    source: Path, raw: Atoms, body: Atoms, density: float, without_membrane: bool = False
-) -> int:
-    """Swarms for a receptor from its surface (LightDock's rule, ``ceil(area / density)``):
-    freesasa's area of the file when freesasa is installed, else Shrake–Rupley's of ``body``
-    (the cleaned receptor without membrane) with a warning that the count may differ."""
-    area = lightdock_area(source, raw, without_membrane)
+    source: Path,
+    raw: Atoms,
+    body: Atoms,
+    density: float,
+    without_membrane: bool = False,
+    lightdock_area: bool = False,
+) -> tuple[int, str]:
+    """Swarms for a receptor from its surface (LightDock's rule, ``ceil(area / density)``)
+    and whose area set it: Shrake–Rupley's of ``body`` (the cleaned receptor without
+    membrane, ``"sparkledock"``), or with ``lightdock_area`` freesasa's of the file
+    (``"freesasa"``, LightDock's count), falling back to the own area with a warning when
+    freesasa is missing or cannot read the file."""
+    if not lightdock_area:
+        return swarm_count(body, density), "sparkledock"
+    area = lightdock_area_of(source, raw, without_membrane)
     if area is None:
         why = (
             "freesasa cannot read it"
@@ -162,5 +173,5 @@ def receptor_swarm_count(
             SparkledockWarning,
             stacklevel=2,
         )
-        return swarm_count(body, density)
-    return math.ceil(area / density)
+        return swarm_count(body, density), "sparkledock"
+    return math.ceil(area / density), "freesasa"

@@ -129,14 +129,13 @@ def setup(
     check_paths(
         "setup", ("restraints",), receptor=receptor, ligand=ligand, out=out, restraints=restraints
     )
-    from ..docking.options import setup_spacing
+    from ..docking.options import protocol_setup
     from ..io.lightdock import load_setup
     from ..preparation.prepare import SetupOptions
     from ..runlog import console_for_api
 
     console_for_api(quiet)
-    chosen = dict(options)
-    chosen["swarm_spacing"] = setup_spacing(chosen, protocol, restraints is not None)
+    chosen = protocol_setup(dict(options), protocol, restraints is not None)
     folder = prepare(
         receptor,
         ligand,
