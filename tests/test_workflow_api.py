@@ -316,3 +316,44 @@ def test_a_refused_option_is_named_by_its_field_in_python_and_by_its_flag_on_the
     assert main([*argv, "--scoring", "mj3h", "--anm"]) == 1
     assert capsys.readouterr().err.strip().endswith("normal modes (without --anm)")
     assert not any((tmp_path / name).exists() for name in "abc")
+
+
+def test_errors_and_warnings_that_name_an_option_spell_it_as_their_reader_does(tmp_path, capsys):
+    """Not only refused values: an error or warning whose way out is an option (``force``,
+    ``skip_unknown``) names its field to a Python caller and its flag on the command line,
+    and keeps both across processes (pickled, as MPI and the screen's workers pass them)."""
+    import pickle
+    import warnings
+
+    from sparkledock.cli import main
+    from sparkledock.cli.options import error_text
+    from sparkledock.errors import InputFileError, SparkledockWarning
+
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "mine.txt").write_text("x")
+    with pytest.raises(InputFileError, match=r"use force to replace the docking's files"):
+        sparkledock.dock(REC, LIG, full, swarms=1, glowworms=2, steps=1)
+    assert main(["dock", str(REC), str(LIG), "-o", str(full), "-s", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "use --force to replace" in err and "use force " not in err
+    error = InputFileError("x: no such thing (use {0} or {1})", ("skip_unknown", "anm"))
+    back = pickle.loads(pickle.dumps(error))
+    assert (
+        type(back) is InputFileError and str(back) == "x: no such thing (use skip_unknown or anm)"
+    )
+    assert error_text(back) == "x: no such thing (use --skip-unknown or --anm)"
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        warnings.warn(SparkledockWarning("{0} 5000: many files", "steps"), stacklevel=1)
+    assert str(seen[0].message) == "steps 5000: many files"
+    assert error_text(seen[0].message) == "--steps 5000: many files"
+    # a log line too: a finished docking asked again
+    done = tmp_path / "done"
+    small = ["-s", "1", "-g", "2", "--steps", "1", "--top", "1"]
+    assert main(["dock", str(REC), str(LIG), "-o", str(done), *small]) == 0
+    capsys.readouterr()
+    assert main(["dock", str(REC), str(LIG), "-o", str(done), *small]) == 0
+    assert "there; --force docks it again)" in capsys.readouterr().err
+    sparkledock.dock(REC, LIG, done, swarms=1, glowworms=2, steps=1, top=1)
+    assert "there; force docks it again)" in capsys.readouterr().err

@@ -96,9 +96,13 @@ def resolve_engine(
             backend = "numba"
     if backend != "torch":
         if wants_cuda:
-            raise EngineError(f"the {backend} backend runs on the CPU only; use --backend torch")
+            raise EngineError(
+                f"the {backend} backend runs on the CPU only; use {{0}} torch", "backend"
+            )
         if precision != "fp64":
-            raise EngineError(f"the {backend} backend computes in fp64 only; use --backend torch")
+            raise EngineError(
+                f"the {backend} backend computes in fp64 only; use {{0}} torch", "backend"
+            )
         return Engine(backend, "cpu", "fp64")
     if exact:
         raise EngineError(

@@ -9,8 +9,56 @@ from __future__ import annotations
 from collections.abc import Callable
 
 
-class SparkledockError(Exception):
-    """Base class of every error sparkledock raises on bad input."""
+class NamesOptions:
+    """A message that names options: ``{0}``, ``{1}``... in its ``template`` are ``names``'
+    places. It reads with each option's schema field (what the Python API calls it:
+    ``rank_method``); the command line spells the same message with its flags
+    (``--rank-method``: :meth:`spelled`), so neither reads the other's names."""
+
+    names: tuple[str, ...] = ()
+    template: str = ""
+
+    def _named(self, template: str, names: str | tuple[str, ...]) -> str:
+        self.names = (names,) if isinstance(names, str) else tuple(names)
+        self.template = template
+        return self.spelled(lambda name: name)
+
+    def spelled(self, spell: Callable[[str], str]) -> str:
+        """The message with each option's name as ``spell`` gives it (a field -> a flag)."""
+        text = self.template  # (replaced, not formatted: a value may hold braces)
+        for i, name in enumerate(self.names):
+            text = text.replace(f"{{{i}}}", spell(name))
+        return text
+
+    def __reduce__(self):  # (across processes: the template and names, not the spelling)
+        return _rebuilt, (type(self), self.template, self.names)
+
+
+def _rebuilt(kind: type, template: str, names: tuple[str, ...]) -> NamesOptions:
+    made = kind.__new__(kind)
+    text = made._named(template, names)
+    if isinstance(made, BaseException):
+        BaseException.__init__(made, text)
+    return made
+
+
+class OptionsSaid(NamesOptions):
+    """A line that is neither error nor warning (a log line) naming options, spelled by its
+    reader as errors are (the command line's log handler spells it with flags)."""
+
+    def __init__(self, template: str, options: str | tuple[str, ...]) -> None:
+        self._named(template, options)
+
+    def __str__(self) -> str:
+        return self.spelled(lambda name: name)
+
+
+class SparkledockError(NamesOptions, Exception):
+    """Base class of every error sparkledock raises on bad input. ``options``: the options
+    the message names (``{0}``...; :class:`NamesOptions`), e.g. the one that would avoid it."""
+
+    def __init__(self, message: str = "", options: str | tuple[str, ...] = ()) -> None:
+        super().__init__(self._named(message, options))
 
 
 class InputFileError(SparkledockError):
@@ -35,31 +83,23 @@ class EngineError(SparkledockError, ValueError):
 
 
 class OptionError(EngineError):
-    """An option's value is refused. The message names each option by its schema field (what
-    the Python API calls it: ``rank_method``); the command line spells the same message with
-    its flags (``--rank-method``: :meth:`spelled`), so neither reads the other's names.
-
-    ``template`` holds ``{0}``, ``{1}``... where ``names``' options go."""
+    """An option's value is refused; ``template`` names it (and any other) as ``{0}``,
+    ``{1}``... (:class:`NamesOptions`)."""
 
     def __init__(self, names: str | tuple[str, ...], template: str) -> None:
-        self.names = (names,) if isinstance(names, str) else tuple(names)
-        self.template = template
-        super().__init__(self.spelled(lambda name: name))
-
-    def spelled(self, spell: Callable[[str], str]) -> str:
-        """The message with each option's name as ``spell`` gives it (a field -> a flag)."""
-        text = self.template  # (replaced, not formatted: a value may hold braces)
-        for i, name in enumerate(self.names):
-            text = text.replace(f"{{{i}}}", spell(name))
-        return text
+        super().__init__(template, names)
 
 
 class OutOfMemoryError(SparkledockError, MemoryError):
     """Not even the smallest piece of the work fits in the memory there is."""
 
 
-class SparkledockWarning(UserWarning):
-    """Base class of sparkledock's warnings."""
+class SparkledockWarning(NamesOptions, UserWarning):
+    """Base class of sparkledock's warnings. ``options``: the options the message names
+    (``{0}``...; :class:`NamesOptions`); warn with an instance to have them spelled."""
+
+    def __init__(self, message: str = "", options: str | tuple[str, ...] = ()) -> None:
+        super().__init__(self._named(message, options))
 
 
 class HeteroGroupWarning(SparkledockWarning):

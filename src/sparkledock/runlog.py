@@ -22,11 +22,12 @@ import platform
 import resource
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from .errors import NamesOptions
 from .fileutil import atomic_write_text
 
 LOGGER = logging.getLogger("sparkledock")
@@ -52,13 +53,35 @@ class _Stderr(logging.StreamHandler):
         pass
 
 
+class _Spelled(logging.Filter):
+    """Lines that name options (:class:`~sparkledock.errors.OptionsSaid`) spelled as the
+    reader calls them (the command line: its flags)."""
+
+    def __init__(self, spell: Callable[[str], str]) -> None:
+        super().__init__()
+        self.spell = spell
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, NamesOptions):
+            record.msg = record.msg.spelled(self.spell)
+        return True
+
+
 def configure_logging(
-    quiet: bool = False, verbose: bool = False, log_file: str | os.PathLike[str] | None = None
+    quiet: bool = False,
+    verbose: bool = False,
+    log_file: str | os.PathLike[str] | None = None,
+    spell: Callable[[str], str] | None = None,
 ) -> None:
     """Send the ``sparkledock`` logger's lines to stderr (warnings only with ``quiet``,
-    detail too with ``verbose``) and, with ``log_file``, everything to that file. Called once
-    by the CLI; the Python API sets only its stderr line's level (:func:`console_for_api`)."""
+    detail too with ``verbose``) and, with ``log_file``, everything to that file; options
+    the lines name are spelled by ``spell`` (the command line's flags). Called once by the
+    CLI; the Python API sets only its stderr line's level (:func:`console_for_api`)."""
     LOGGER.handlers.clear()
+    for old in [f for f in LOGGER.filters if isinstance(f, _Spelled)]:
+        LOGGER.removeFilter(old)
+    if spell is not None:
+        LOGGER.addFilter(_Spelled(spell))
     _console().setLevel(logging.WARNING if quiet else logging.DEBUG if verbose else logging.INFO)
     if log_file is not None:
         handler = logging.FileHandler(log_file, encoding="utf-8")
@@ -71,6 +94,8 @@ def console_for_api(quiet: bool) -> None:
     """The CLI's stage lines on stderr for a Python call too (warnings only with ``quiet``):
     the logger's stderr handler is added where it is missing and set to the call's level;
     handlers the caller added are left as they are."""
+    for old in [f for f in LOGGER.filters if isinstance(f, _Spelled)]:
+        LOGGER.removeFilter(old)  # (a Python caller reads fields, whatever ran before)
     _console().setLevel(logging.WARNING if quiet else logging.INFO)
 
 

@@ -31,7 +31,7 @@ __all__ = ["MOLECULES", "Filtered", "filter_solutions", "molecule_mask", "satisf
 CHUNK = 32
 
 
-MOLECULES_SAID = {"protein": "amino acids", "nucleic": "nucleotides (--rnuc/--lnuc)"}
+MOLECULES_SAID = {"protein": "amino acids", "nucleic": "nucleotides (as asked)"}
 
 
 def molecule_mask(atoms: Atoms, molecule: str) -> np.ndarray:

@@ -345,7 +345,8 @@ def file_quality(
         if len(chains) != 2:
             raise InputFileError(
                 f"{model}: {len(chains)} chains ({', '.join(chains)}); say which are the "
-                "receptor's (--receptor-chains)"
+                "receptor's ({0})",
+                "receptor_chains",
             )
         receptor_chains = chains[:1]
     missing = [c for c in receptor_chains if c not in chains]

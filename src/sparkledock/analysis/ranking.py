@@ -410,7 +410,8 @@ def ranking_features(
         cdrs = setup.paratope
         if not cdrs:
             raise SparkledockError(
-                f"{setup.path}: ranking 'paratope' needs a docking set up with --paratope"
+                f"{setup.path}: ranking 'paratope' needs a docking set up with {{0}}",
+                "paratope",
             )
         features["paratope"] = paratope_share(setup, poses, cdrs)
     return features, marks

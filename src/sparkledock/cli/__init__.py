@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Sequence
 
 from ..errors import SparkledockError
-from .options import error_text, example_dir, show_warning
+from .options import error_text, example_dir, flag_for, show_warning
 from .parser import build_parser
 
 __all__ = ["build_parser", "example_dir", "main"]
@@ -26,7 +26,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ..runlog import configure_logging
 
         configure_logging(
-            getattr(args, "quiet", False), getattr(args, "verbose", False), args_log_file(args)
+            getattr(args, "quiet", False),
+            getattr(args, "verbose", False),
+            args_log_file(args),
+            spell=flag_for,
         )
         return int(args.func(args))
     except SparkledockError as exc:

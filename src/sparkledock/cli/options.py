@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..backend import BACKENDS, PRECISIONS, Engine, resolve_engine
-from ..errors import OptionError
+from ..errors import NamesOptions
 from ..schema import at_least as at_least  # (re-exported: the parsers' integer type)
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ CHUNK = 8192
 
 
 def show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    print(f"sparkledock: warning: {message}", file=sys.stderr)
+    print(f"sparkledock: warning: {error_text(message)}", file=sys.stderr)
 
 
 def example_dir() -> Path:
@@ -215,6 +215,7 @@ def flag_for(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def error_text(exc: Exception) -> str:
-    """An error's one line as the command line says it: options by their flags."""
-    return exc.spelled(flag_for) if isinstance(exc, OptionError) else str(exc)
+def error_text(exc: Exception | str) -> str:
+    """An error's (or a warning's) one line as the command line says it: options by their
+    flags (:class:`~sparkledock.errors.NamesOptions`)."""
+    return exc.spelled(flag_for) if isinstance(exc, NamesOptions) else str(exc)

@@ -79,7 +79,7 @@ def check_alternatives(
     """Every alternative checked before any work (each file read, its restraints against the
     partners); what each one's restraints give, and the ranking its docking takes by it."""
     if len(set(map(str, restraints))) < len(restraints):
-        raise SparkledockError("--restraints: the same file is given twice among alternatives")
+        raise SparkledockError("{0}: the same file is given twice among alternatives", "restraints")
     decided = with_defaults(options, restrained=True)
     known = []
     for path in restraints:

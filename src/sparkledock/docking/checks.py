@@ -112,10 +112,12 @@ def check_docking(
         snapshots = options.steps // SAVE_EVERY + 1
         each = options.glowworms * (size + 5) * 14  # (about 14 bytes a number)
         warnings.warn(
-            f"--steps {options.steps}: each swarm writes a gso snapshot every {SAVE_EVERY} "
-            f"steps, {snapshots:,} files of about {human_size(each)} "
-            f"({human_size(snapshots * each)} per swarm)",
-            SparkledockWarning,
+            SparkledockWarning(
+                f"{{0}} {options.steps}: each swarm writes a gso snapshot every {SAVE_EVERY} "
+                f"steps, {snapshots:,} files of about {human_size(each)} "
+                f"({human_size(snapshots * each)} per swarm)",
+                "steps",
+            ),
             stacklevel=2,
         )
     require_memory(

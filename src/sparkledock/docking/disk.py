@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..analysis.convergence import keep_convergence
 from ..engine.spec import SAVE_EVERY
-from ..errors import SparkledockError
+from ..errors import OptionsSaid, SparkledockError
 from ..io.pack import CONVERGENCE_FILE, PACK_FILE, ensure_unpacked, pack, pack_path
 from ..io.setupdir import SetupDir
 from ..runlog import LOGGER
@@ -53,10 +53,11 @@ def settle(out: Path, options: DockOptions) -> None:
         keep_convergence(folder, ids, options.steps, SAVE_EVERY)
     archived, removed = pack(folder.root, options.steps)
     if removed:
-        LOGGER.debug(
+        said = (
             f"packed {archived} swarm files into {pack_path(folder.root)}, {removed} files "
-            "removed (--keep-trajectories keeps them)"
+            "removed ({0} keeps them)"
         )
+        LOGGER.debug(OptionsSaid(said, "keep_trajectories"))
 
 
 def slimmed(setup: Path) -> bool:

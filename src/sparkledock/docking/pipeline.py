@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.driver import run_simulation
-from ..errors import InputFileError, OptionError, SparkledockError
+from ..errors import InputFileError, OptionError, OptionsSaid, SparkledockError
 from ..fileutil import LOCK_NAME, atomic_write_text, folder_lock
 from ..io.lightdock import load_setup
 from ..io.setupdir import SetupDir
@@ -122,8 +122,9 @@ def _begin(out: Path, key: str, force: bool) -> dict:
     if entries and not force:
         what = "a different docking" if record else "files"
         raise InputFileError(
-            f"{out}: output folder is not empty (it holds {what}; use --force to replace "
-            "the docking's files, or another folder)"
+            f"{out}: output folder is not empty (it holds {what}; use {{0}} to replace "
+            "the docking's files, or another folder)",
+            "force",
         )
     remove_paths(own_outputs(out))
     return {}
@@ -236,10 +237,11 @@ def dock(
                     record = {**record, "stage": "run"}
                     runrec.continue_from(out)
                 elif record.get("stage") == "done":
-                    LOGGER.info(
+                    said = (
                         f"{out} holds this docking, finished: nothing to do (its results are "
-                        "there; --force docks it again)"
+                        "there; {0} docks it again)"
                     )
+                    LOGGER.info(OptionsSaid(said, "force"))
                     settle(out, options)  # (a packing killed half-way ends now)
                 else:
                     LOGGER.info(f"resuming the docking in {out} (it reached: {record['stage']})")

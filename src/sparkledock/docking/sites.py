@@ -29,7 +29,7 @@ from ..analysis.contacts import pose_interfaces
 from ..analysis.learned import outside
 from ..analysis.rank import Ranked
 from ..analysis.ranking import landmark_atoms, landmarks, leaders
-from ..errors import SparkledockError, SparkledockWarning
+from ..errors import OptionsSaid, SparkledockError, SparkledockWarning
 from ..fileutil import atomic_write_text
 from ..molecule.system import DockingSetup
 from ..runlog import LOGGER
@@ -248,10 +248,11 @@ def redock_sites(
     chosen = site_options(options)
     if jobs:
         each = f"{chosen.swarms} swarm(s)" if chosen.swarms else "swarms covering its site"
-        LOGGER.info(
+        said = (
             f"sites: {len(jobs)} of the blind ranking's sites docked again, each with {each} "
-            f"× {chosen.glowworms} glowworms × {chosen.steps} steps (--redock-sites 0: none)"
+            f"× {chosen.glowworms} glowworms × {chosen.steps} steps ({{0}} 0: none)"
         )
+        LOGGER.info(OptionsSaid(said, "redock_sites"))
     if share is not None:
         share.dock(jobs, chosen, dock)
     else:

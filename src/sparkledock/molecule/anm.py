@@ -204,19 +204,22 @@ def normal_modes(
         raise UnsupportedAtomError(
             f"{source}: residue chain {sub.chain[a]} {sub.res_name[a]} {sub.res_seq[a]}"
             f"{sub.ins_code[a]} has {per_residue[bad]} {node} atoms; normal modes need one "
-            "per residue (complete or remove it, or run without --anm)"
+            "per residue (complete or remove it, or run without {0})",
+            "anm",
         )
     n_nodes = len(ca_residue)
     if 3 * n_nodes < n_modes + 6:
         raise UnsupportedAtomError(
             f"{source}: {n_nodes} C-alpha or C4' atoms are too few for {n_modes} normal modes "
-            f"(at least {-(-(n_modes + 6) // 3)} needed; use fewer modes or no --anm)"
+            f"(at least {-(-(n_modes + 6) // 3)} needed; use fewer modes or no {{0}})",
+            "anm",
         )
     values, vectors = lowest_modes(sub.coords[is_ca], n_modes)
     if len(values) < n_modes:
         raise UnsupportedAtomError(
             f"{source}: its C-alpha network has only {len(values)} non-rigid normal modes, "
-            f"{n_modes} asked (use fewer modes or no --anm)"
+            f"{n_modes} asked (use fewer modes or no {{0}})",
+            "anm",
         )
     # extend: every atom takes its residue's C-alpha displacement, then renormalise
     per_node = vectors.T.reshape(len(values), n_nodes, 3)

@@ -124,9 +124,11 @@ def read_partners(
         )
     if beads[0] and not (options.membrane or options.transmembrane):
         warnings.warn(
-            f"{receptor}: {beads[0]} membrane bead(s) ({MEMBRANE_RESIDUE}) without --membrane or "
-            "--transmembrane: swarms may sit on either side of the membrane",
-            SparkledockWarning,
+            SparkledockWarning(
+                f"{receptor}: {beads[0]} membrane bead(s) ({MEMBRANE_RESIDUE}) without {{0}} or "
+                "{1}: swarms may sit on either side of the membrane",
+                ("membrane", "transmembrane"),
+            ),
             stacklevel=2,
         )
     parsed: Restraints | None = None

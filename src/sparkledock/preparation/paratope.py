@@ -125,7 +125,8 @@ def require_paratope(atoms: Atoms, source: str) -> list[str]:
     found = cdr_residues(atoms)
     if not found:
         raise InputFileError(
-            f"{source}: no antibody variable domain found; --paratope docks on the CDRs of an "
-            "antibody receptor"
+            f"{source}: no antibody variable domain found; {{0}} docks on the CDRs of an "
+            "antibody receptor",
+            "paratope",
         )
     return found

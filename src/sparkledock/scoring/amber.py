@@ -101,7 +101,7 @@ def amber_atoms(
             f"of residue {where}; {int((~known).sum())} such atoms in all"
         )
         if not skip_unknown:
-            raise UnsupportedAtomError(message + " (use --skip-unknown to drop them)")
+            raise UnsupportedAtomError(message + " (use {0} to drop them)", "skip_unknown")
         warnings.warn(message + ", skipped", SkippedAtomWarning, stacklevel=3)
     kept = [e for e in entries if e is not None]
     types = np.array([e[0] for e in kept], dtype=object)

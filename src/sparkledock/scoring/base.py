@@ -44,7 +44,7 @@ def lookup_types(
             f"{int(unknown.sum())} such atoms in all"
         )
         if not skip_unknown:
-            raise UnsupportedAtomError(message + " (use --skip-unknown to drop them)")
+            raise UnsupportedAtomError(message + " (use {0} to drop them)", "skip_unknown")
         warnings.warn(message + ", skipped", SkippedAtomWarning, stacklevel=4)
     return t, ~unknown
 

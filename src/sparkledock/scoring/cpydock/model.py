@@ -135,11 +135,13 @@ def warn_without_hydrogens(partner: Partner, source: str, function: str) -> None
     protein = ~np.isin(atoms.res_name.astype(str), list(NUCLEOTIDES))
     if protein.any() and not hydrogen_mask(atoms).any():
         warnings.warn(
-            f"{source}: no hydrogens; {function}'s electrostatics types atoms with AMBER's "
-            "all-atom charges, so each residue carries about -0.9 e of unpaired charge and "
-            "the term grows repulsive with the interface's size (add hydrogens, for example "
-            "with PDBFixer or reduce, and set up without --noh)",
-            SparkledockWarning,
+            SparkledockWarning(
+                f"{source}: no hydrogens; {function}'s electrostatics types atoms with AMBER's "
+                "all-atom charges, so each residue carries about -0.9 e of unpaired charge and "
+                "the term grows repulsive with the interface's size (add hydrogens, for "
+                "example with PDBFixer or reduce, and set up without {0})",
+                "noh",
+            ),
             stacklevel=3,
         )
 

@@ -299,8 +299,8 @@ def atom_types(
         if not skip_unknown:
             raise UnsupportedAtomError(
                 f"{source}: DFIRE has no type for {what} {where} (atom {atoms.atom_name[i]}); "
-                f"{int(unknown.sum())} such atoms in all (use skip_unknown / --skip-unknown to "
-                "drop them)"
+                f"{int(unknown.sum())} such atoms in all (use {{0}} to drop them)",
+                "skip_unknown",
             )
         warnings.warn(
             f"{source}: skipped {int(unknown.sum())} atoms unknown to DFIRE, first {where} "
