@@ -186,3 +186,34 @@ def test_the_docking_setup_takes_every_option_the_two_stages_share():
     for name in shared:
         assert getattr(setup, name) == getattr(chosen, name), name
     assert setup.noxt and setup.noh and setup.now
+
+
+def test_rank_options_are_one_schema_for_the_command_and_the_api(tmp_path):
+    """``sparkledock rank``'s options are RankOptions' fields with their defaults (parsing
+    none gives the API's defaults but the unclustered rule the command sets), and a bad
+    value is refused naming the field in Python and the flag on the command line."""
+    import sparkledock
+    from sparkledock.analysis.ranking_options import RankOptions
+    from sparkledock.cli.options import error_text, options_by_name
+    from sparkledock.errors import OptionError
+
+    parser = _subparser("rank")
+    dests = {a.dest: a for a in parser._actions}
+    for f in fields(RankOptions):
+        if f.name == "unclustered":
+            assert f.metadata[CLI] is None and f.name not in dests
+            continue
+        assert dests[f.name].default == f.default, f.name
+    args = build_parser().parse_args(["rank", "s", "3", "10"])
+    assert RankOptions(**options_by_name(RankOptions, vars(args))) == RankOptions()
+    args = build_parser().parse_args(["rank", "s", "3", "10", "--ignore-clusters", "--diverse"])
+    chosen = options_by_name(RankOptions, vars(args))
+    assert chosen["clusters"] is False and chosen["diverse"] is True
+    with pytest.raises(OptionError, match=r"^unclustered must be one of cluster, all, refuse"):
+        sparkledock.rank(tmp_path, 1, unclustered="skip")
+    with pytest.raises(OptionError) as refused:
+        sparkledock.rank(tmp_path, 1, method="best")
+    assert str(refused.value).startswith("method 'best': no such ranking")
+    assert error_text(refused.value).startswith("--method 'best': no such ranking")
+    with pytest.raises(SparkledockError, match=r"^rank: diverse must be True or False"):
+        sparkledock.rank(tmp_path, 1, diverse="yes")

@@ -1,8 +1,9 @@
-"""The analysis stages' options: :class:`FilterOptions`, one field per option of ``sparkledock
+"""The filter stage's options: :class:`FilterOptions`, one field per option of ``sparkledock
 filter``, ``lgd_filter_restraints.py`` (in its own spellings) and
 :func:`sparkledock.filter_ranking` (:func:`sparkledock.schema.option`: the parser is built
 from the fields, the Python API checks values against them), and :func:`check_filter_options`,
-which refuses a value out of range before any work."""
+which refuses a value out of range before any work (the rank stage's:
+:mod:`.ranking_options`)."""
 
 from __future__ import annotations
 

@@ -121,17 +121,11 @@ def cmd_cluster(args: argparse.Namespace) -> int:
 
 def cmd_rank(args: argparse.Namespace) -> int:
     from ..workflow import rank
-    from ..workflow.commands import write_ranking
+    from ..workflow.commands import RankOptions, write_ranking
 
-    ranking = rank(
-        args.setup_dir,
-        args.step,
-        not args.ignore_clusters,
-        swarms=range(args.swarms),
-        method=args.method,
-        diverse=args.diverse,
-        unclustered="refuse",
-    )
+    chosen = options_by_name(RankOptions, vars(args))
+    chosen["unclustered"] = "refuse"  # (the command ranks what its cluster stage wrote)
+    ranking = rank(args.setup_dir, args.step, swarms=range(args.swarms), **chosen)
     root = Path(args.setup_dir)
     if args.method == "dfire" and not args.diverse:
         target = SetupDir(root).ranking

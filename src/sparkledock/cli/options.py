@@ -94,7 +94,7 @@ def add_fields(
             continue
         kwargs = dict(spec.kwargs)
         default = defaults.get(f.name, None if f.default is MISSING else f.default)
-        switch = kwargs.get("action") in ("store_true", "store_const")
+        switch = kwargs.get("action") in ("store_true", "store_false", "store_const")
         if f.name in defaults or spec.default_text is None:
             shown = None if switch or default is None or default is False else default
         else:
@@ -122,19 +122,6 @@ def add_docking_options(p: argparse.ArgumentParser) -> None:
     add_fields(p, DockOptions)
     add_logging_options(p)
     add_engine_options(p)
-
-
-def add_rank_options(p: argparse.ArgumentParser) -> None:
-    """``rank``'s ranking method (``--method``; ``dock``'s ``--rank-method``, by score unless
-    told) and the diversity switch."""
-    from ..docking import DockOptions
-    from ..schema import flag_of
-
-    spec = flag_of(DockOptions, "rank_method")
-    p.add_argument(
-        "--method", default="dfire", help=f"{spec.help} (default: dfire, by score as LightDock)"
-    )
-    add_fields(p, DockOptions, ["diverse"])
 
 
 def engine_of(args: argparse.Namespace, exact: bool = False) -> Engine:
@@ -203,9 +190,9 @@ def flag_for(name: str) -> str:
     :class:`~sparkledock.errors.OptionError`."""
     from ..docking import DockOptions
     from ..schema import flag_of
-    from ..workflow.commands import FilterOptions, RunOptions, SetupOptions
+    from ..workflow.commands import FilterOptions, RankOptions, RunOptions, SetupOptions
 
-    for kind in (DockOptions, RunOptions, SetupOptions, FilterOptions):
+    for kind in (DockOptions, RunOptions, SetupOptions, RankOptions, FilterOptions):
         try:
             spec = flag_of(kind, name)
         except KeyError:

@@ -6,7 +6,7 @@ import argparse
 
 from ..docking.options import DockOptions
 from ..version import __version__
-from ..workflow.commands import FilterOptions, RunOptions, SetupOptions
+from ..workflow.commands import FilterOptions, RankOptions, RunOptions, SetupOptions
 from .commands import (
     cmd_cluster,
     cmd_demo,
@@ -29,7 +29,6 @@ from .options import (
     add_engine_options,
     add_fields,
     add_logging_options,
-    add_rank_options,
     add_scoring_option,
     at_least,
 )
@@ -115,8 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("setup_dir", help="the setup directory (holds swarm_<id>/)")
     p.add_argument("swarms", type=at_least(1), help="number of swarms (0..N-1)")
     p.add_argument("step", type=at_least(0), help="which gso_<step>.out to rank")
-    p.add_argument("--ignore-clusters", action="store_true", help="rank every glowworm")
-    add_rank_options(p)
+    add_fields(p, RankOptions, given_only=False)
     p.set_defaults(func=cmd_rank)
 
     p = sub.add_parser("filter", help="keep ranked solutions that satisfy restraints")

@@ -10,6 +10,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from ..analysis.ranking import DFIRE_SEARCH, NEEDS, default_method
+from ..analysis.ranking_options import RANK_HELP, RankOptions
 from ..backend import Engine
 from ..engine.options import check_stop_tolerance
 from ..engine.spec import SCORING_MODE_HELP, SCORING_MODES, STOP_TOLERANCE_HELP
@@ -49,11 +50,6 @@ SITE_DEFAULT = 10
 def _setup_flag(name: str) -> Flag | None:
     """The command-line spelling of a setup option that ``dock`` shares."""
     return flag_of(SetupOptions, name)
-
-
-RANK_HELP = (
-    f"how to rank the representatives: {', '.join(NEEDS)} (rank_by_scoring.list is always by score)"
-)
 
 
 @dataclass(frozen=True)
@@ -119,10 +115,7 @@ class DockOptions:
         "population) under the sparkledock protocol (learned_partial with one side known "
         "or for an alternative patch, dfire for one pair), dfire (by score) under lightdock's",
     )  # fmt: skip
-    diverse: bool = option(
-        False, "--diverse", help="move representatives within 5 Å ligand RMSD of a "
-        "better-ranked one back", action="store_true",
-    )  # fmt: skip
+    diverse: bool = option(False, like=flag_of(RankOptions, "diverse"))
     #: blind docking: the first N distinct sites of the ranking docked again under their
     #: interface's restraints, their best models ranked first (:mod:`.sites`); not in the
     #: key (the run is the same): a finished docking asked with another N is analysed again

@@ -22,10 +22,14 @@ code, and say what the CLI says: the stage lines and the run's progress on stder
 lines too). Options are keyword arguments named as the fields of
 :class:`~sparkledock.docking.DockOptions` (``dock``, ``screen``),
 :class:`~sparkledock.preparation.prepare.SetupOptions` (``setup``) and
-:class:`~sparkledock.engine.options.RunOptions` (``run``), with the command line's defaults.
+:class:`~sparkledock.engine.options.RunOptions` (``run``),
+:class:`~sparkledock.analysis.ranking_options.RankOptions` (``rank``) and
+:class:`~sparkledock.analysis.options.FilterOptions` (``filter_ranking``), with the command
+line's defaults.
 """
 
-from .analysis import UNCLUSTERED, evaluate, filter_ranking, rank, top
+from ..analysis.ranking_options import UNCLUSTERED
+from .analysis import evaluate, filter_ranking, rank, top
 from .build import dock, execute, prepare, run, screen, setup
 from .results import DockResult, example_files, read_dock_result
 

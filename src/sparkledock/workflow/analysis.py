@@ -22,12 +22,6 @@ if TYPE_CHECKING:
     from ..molecule.system import DockingSetup
 
 
-#: What a swarm without ``cluster.repr`` gives :func:`rank`: its representatives clustered
-#: now (``cluster``, the Python API's), every glowworm (``all``, ``lgd_rank.py``'s) or a
-#: one-line refusal (``refuse``, ``sparkledock rank``'s).
-UNCLUSTERED = ("cluster", "all", "refuse")
-
-
 def rank(
     setup_folder: str | os.PathLike[str],
     steps: int,
@@ -45,7 +39,9 @@ def rank(
     ``steps`` in ``method``'s order (``dfire``: by score, LightDock's; see
     :data:`~sparkledock.analysis.ranking.NEEDS`), ``diverse``: near-duplicates moved back.
     Solutions are each swarm's cluster representatives (a swarm without ``cluster.repr``: as
-    ``unclustered`` says, :data:`UNCLUSTERED`), or with ``clusters=False`` every glowworm;
+    ``unclustered`` says, :data:`~sparkledock.analysis.ranking_options.UNCLUSTERED`), or with
+    ``clusters=False`` every glowworm (these four: :class:`~sparkledock.analysis.
+    ranking_options.RankOptions`, the command's options);
     ``solutions`` (a ranking file or list, e.g. :func:`filter_ranking`'s ``kept``): only
     those, ordered among themselves, as a restrained ``dock`` orders what its filter kept.
     ``restraints``: what a method that reads restraint satisfaction (``learned``,
@@ -59,17 +55,16 @@ def rank(
     from ..analysis.cluster import cluster_glowworms
     from ..analysis.rank import read_cluster_sizes, read_ranking
     from ..analysis.ranking import NEEDS, rerank, rerank_kept
+    from ..analysis.ranking_options import RankOptions, check_rank_options
     from ..engine.context import setup_restraints
     from ..io.lightdock import load_setup, read_gso_output
     from ..io.pack import ensure_unpacked
     from ..io.restraints import read_restraints
     from ..io.setupdir import SetupDir
 
-    if method not in NEEDS:
-        raise SparkledockError(f"rank: no such ranking {method!r} (known: {', '.join(NEEDS)})")
-    if unclustered not in UNCLUSTERED:
-        known = ", ".join(UNCLUSTERED)
-        raise SparkledockError(f"rank: unclustered must be one of {known}, got {unclustered!r}")
+    asked = {"method": method, "diverse": diverse, "clusters": clusters}
+    options = options_of({**asked, "unclustered": unclustered}, RankOptions, "rank")
+    check_rank_options(options)
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
         raise SparkledockError(f"rank: steps must be an integer from 0, got {steps!r}")
     if isinstance(solutions, str | os.PathLike):

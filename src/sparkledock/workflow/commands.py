@@ -16,6 +16,7 @@ from ..analysis.evaluate import refuse_swapped
 from ..analysis.models import with_file_atoms, write_models
 from ..analysis.options import FilterOptions, check_filter_options
 from ..analysis.rank import read_ranking, write_ranking
+from ..analysis.ranking_options import RankOptions
 from ..engine.options import RunOptions
 from ..engine.parallel import mpi_world
 from ..io.lightdock import GSOOutput, load_setup, read_gso_output, read_poses
@@ -38,6 +39,7 @@ __all__ = [
     "SCORING_FUNCTIONS",
     "DockingSetup",
     "FilterOptions",
+    "RankOptions",
     "RunOptions",
     "SetupDir",
     "SetupOptions",
