@@ -217,3 +217,29 @@ def test_rank_options_are_one_schema_for_the_command_and_the_api(tmp_path):
     assert error_text(refused.value).startswith("--method 'best': no such ranking")
     with pytest.raises(SparkledockError, match=r"^rank: diverse must be True or False"):
         sparkledock.rank(tmp_path, 1, diverse="yes")
+
+
+def test_evaluate_options_are_one_schema_for_the_command_and_the_api(tmp_path, capsys):
+    """``--receptor-chains H,L`` is EvaluateOptions' field as the API takes it (a list of
+    chain names); a string or an empty name is refused before any file is read, naming the
+    field in Python and the flag on the command line."""
+    import sparkledock
+    from sparkledock.analysis.options import EvaluateOptions
+    from sparkledock.errors import OptionError
+
+    args = build_parser().parse_args(["evaluate", "ref.pdb", "m.pdb", "--receptor-chains", "H,L"])
+    assert args.receptor_chains == ("H", "L")
+    assert build_parser().parse_args(["evaluate", "r", "m"]).receptor_chains is None
+    assert EvaluateOptions().receptor_chains is None
+    ref, model = tmp_path / "ref.pdb", tmp_path / "m.pdb"
+    for path in (ref, model):
+        path.write_text("END\n")
+    for bad in ("H,L", ["H", ""], []):
+        with pytest.raises(OptionError, match=r"^receptor_chains must be one or more chain"):
+            sparkledock.evaluate(ref, model, bad)
+    from sparkledock.cli import main
+
+    assert main(["evaluate", str(ref), str(model), "--receptor-chains", "H,,L"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""  # (refused before the table's header)
+    assert "error: --receptor-chains must be one or more chain names" in captured.err

@@ -1,9 +1,9 @@
-"""The filter stage's options: :class:`FilterOptions`, one field per option of ``sparkledock
-filter``, ``lgd_filter_restraints.py`` (in its own spellings) and
-:func:`sparkledock.filter_ranking` (:func:`sparkledock.schema.option`: the parser is built
-from the fields, the Python API checks values against them), and :func:`check_filter_options`,
-which refuses a value out of range before any work (the rank stage's:
-:mod:`.ranking_options`)."""
+"""The filter and evaluate stages' options: :class:`FilterOptions`, one field per option of
+``sparkledock filter``, ``lgd_filter_restraints.py`` (in its own spellings) and
+:func:`sparkledock.filter_ranking`, and :class:`EvaluateOptions`, ``sparkledock evaluate``'s
+and :func:`sparkledock.evaluate`'s (:func:`sparkledock.schema.option`: the parsers are built
+from the fields, the Python API checks values against them), and the checks that refuse a
+value out of range before any work (the rank stage's: :mod:`.ranking_options`)."""
 
 from __future__ import annotations
 
@@ -55,4 +55,34 @@ def check_filter_options(options: FilterOptions) -> None:
         got = options.molecules
         raise OptionError(
             "molecules", f"{{0}} must be two of {known} (receptor, ligand), got {got!r}"
+        )
+
+
+def chain_list(text: str) -> tuple[str, ...]:
+    """Chain names from the command line's comma-separated spelling (``H,L``)."""
+    return tuple(name.strip() for name in text.split(","))
+
+
+@dataclass(frozen=True)
+class EvaluateOptions:
+    """How a model is split into its partners for evaluation: ``receptor_chains``, the
+    model's receptor chains (None: a model of two chains, the first is the receptor)."""
+
+    receptor_chains: tuple[str, ...] | None = option(
+        None, "--receptor-chains", help="the models' receptor chains, comma-separated (e.g. "
+        "H,L for an antibody)", default_text="a model of two chains, the first",
+        type=chain_list,
+    )  # fmt: skip
+
+
+def check_evaluate_options(options: EvaluateOptions) -> None:
+    """Refuse, before any file is read and in one line naming the option, receptor chains
+    that are not a list of chain names."""
+    chains = options.receptor_chains
+    if chains is None:
+        return
+    names = isinstance(chains, tuple) and len(chains) > 0
+    if not names or any(not isinstance(c, str) or not c or c != c.strip() for c in chains):
+        raise OptionError(
+            "receptor_chains", f"{{0}} must be one or more chain names (e.g. H,L), got {chains!r}"
         )

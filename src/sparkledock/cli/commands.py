@@ -171,9 +171,10 @@ def cmd_top(args: argparse.Namespace) -> int:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from ..workflow import evaluate
-    from ..workflow.commands import refuse_swapped
+    from ..workflow.commands import EvaluateOptions, check_evaluate_options, refuse_swapped
 
-    chains = args.receptor_chains.split(",") if args.receptor_chains else None
+    chains = args.receptor_chains
+    check_evaluate_options(EvaluateOptions(receptor_chains=chains))  # (before any line)
     for model in args.models:  # (all checked before any is evaluated)
         order = "give the reference first (sparkledock evaluate REFERENCE MODELS...)"
         refuse_swapped(args.reference, model, order)

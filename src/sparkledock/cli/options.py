@@ -190,9 +190,22 @@ def flag_for(name: str) -> str:
     :class:`~sparkledock.errors.OptionError`."""
     from ..docking import DockOptions
     from ..schema import flag_of
-    from ..workflow.commands import FilterOptions, RankOptions, RunOptions, SetupOptions
+    from ..workflow.commands import (
+        EvaluateOptions,
+        FilterOptions,
+        RankOptions,
+        RunOptions,
+        SetupOptions,
+    )
 
-    for kind in (DockOptions, RunOptions, SetupOptions, RankOptions, FilterOptions):
+    for kind in (
+        DockOptions,
+        RunOptions,
+        SetupOptions,
+        RankOptions,
+        FilterOptions,
+        EvaluateOptions,
+    ):
         try:
             spec = flag_of(kind, name)
         except KeyError:

@@ -6,7 +6,13 @@ import argparse
 
 from ..docking.options import DockOptions
 from ..version import __version__
-from ..workflow.commands import FilterOptions, RankOptions, RunOptions, SetupOptions
+from ..workflow.commands import (
+    EvaluateOptions,
+    FilterOptions,
+    RankOptions,
+    RunOptions,
+    SetupOptions,
+)
 from .commands import (
     cmd_cluster,
     cmd_demo,
@@ -143,12 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("evaluate", help="DockQ and CAPRI class of models against a reference")
     p.add_argument("reference", help="the reference complex (PDB or mmCIF)")
     p.add_argument("models", nargs="+", help="models to evaluate")
-    p.add_argument(
-        "--receptor-chains",
-        default=None,
-        help="the models' receptor chains, comma-separated (e.g. H,L for an antibody; "
-        "default: a model of two chains, the first)",
-    )
+    add_fields(p, EvaluateOptions, given_only=False)
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("dock", help="a whole docking: setup, run, cluster, rank, top models")

@@ -203,12 +203,14 @@ def top(
 def evaluate(
     reference: str | os.PathLike[str],
     model: str | os.PathLike[str],
-    receptor_chains: list[str] | None = None,
+    receptor_chains: Sequence[str] | None = None,
 ) -> Quality:
     """fnat, iRMSD, LRMSD, DockQ and CAPRI class of a model against a reference complex, in
     ``sparkledock evaluate REFERENCE MODEL``'s order (the DockQ package's definitions; the
-    built-in evaluation). A call with the two swapped (a sparkledock model given as the
-    reference, a file that is not one as the model) is refused in one line.
+    built-in evaluation). ``receptor_chains``: the model's receptor chains (None: a model of
+    two chains, the first; :class:`~sparkledock.analysis.options.EvaluateOptions`). A call
+    with the two swapped (a sparkledock model given as the reference, a file that is not one
+    as the model) is refused in one line.
 
     Raises:
         SparkledockError: swapped arguments, or a file that cannot be evaluated.
@@ -216,6 +218,13 @@ def evaluate(
     check_paths("evaluate", reference=reference, model=model)
     from ..analysis.evaluate import evaluate as evaluate_model
     from ..analysis.evaluate import refuse_swapped
+    from ..analysis.options import EvaluateOptions, check_evaluate_options
+
+    if isinstance(receptor_chains, list):
+        receptor_chains = tuple(receptor_chains)
+    options = options_of({"receptor_chains": receptor_chains}, EvaluateOptions, "evaluate")
+    check_evaluate_options(options)
+    receptor_chains = None if options.receptor_chains is None else list(options.receptor_chains)
 
     order = "the reference comes first (evaluate(REFERENCE, MODEL), as on the command line)"
     refuse_swapped(reference, model, order)

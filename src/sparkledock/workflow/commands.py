@@ -14,7 +14,12 @@ from pathlib import Path
 from ..analysis.cluster import write_cluster_repr
 from ..analysis.evaluate import refuse_swapped
 from ..analysis.models import with_file_atoms, write_models
-from ..analysis.options import FilterOptions, check_filter_options
+from ..analysis.options import (
+    EvaluateOptions,
+    FilterOptions,
+    check_evaluate_options,
+    check_filter_options,
+)
 from ..analysis.rank import read_ranking, write_ranking
 from ..analysis.ranking_options import RankOptions
 from ..engine.options import RunOptions
@@ -38,11 +43,13 @@ __all__ = [
     "NOT_AVAILABLE",
     "SCORING_FUNCTIONS",
     "DockingSetup",
+    "EvaluateOptions",
     "FilterOptions",
     "RankOptions",
     "RunOptions",
     "SetupDir",
     "SetupOptions",
+    "check_evaluate_options",
     "check_filter_options",
     "cluster_swarm",
     "describe_scoring",
