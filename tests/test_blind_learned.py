@@ -184,7 +184,7 @@ def test_the_blind_model_falls_back_outside_its_training_domain(example):
     method, why = in_domain("learned_blind", replace(setup, config={"membrane": True}))
     assert method == "soft_consensus" and "membrane" in why
     method, why = in_domain("learned_blind", replace(setup, config={"paratope": ["A.1"]}))
-    assert method == "paratope" and "--paratope" in why
+    assert method == "paratope" and "paratope)" in why
     atoms = setup.ligand.atoms
     dna = replace(atoms, res_name=np.full(len(atoms), "DA", dtype=atoms.res_name.dtype))
     method, why = in_domain(

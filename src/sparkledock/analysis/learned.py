@@ -229,7 +229,7 @@ def outside(setup: DockingSetup) -> str | None:
     if setup.config.get("membrane") or setup.config.get("transmembrane"):
         return "a membrane docking"
     if setup.paratope:
-        return "an antibody docked on its CDRs"
+        return "an antibody docked on its CDRs (paratope)"
     return None
 
 
