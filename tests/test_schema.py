@@ -243,3 +243,23 @@ def test_evaluate_options_are_one_schema_for_the_command_and_the_api(tmp_path, c
     captured = capsys.readouterr()
     assert captured.out == ""  # (refused before the table's header)
     assert "error: --receptor-chains must be one or more chain names" in captured.err
+
+
+def test_model_options_are_one_schema_for_top_generate_and_the_api(tmp_path):
+    """``--format pdb|cif`` of ``top`` and ``generate`` is ModelOptions' ``suffix`` as the
+    API takes it; another format is refused before any file is read, by field in Python."""
+    import sparkledock
+    from sparkledock.analysis.options import ModelOptions
+    from sparkledock.errors import OptionError
+    from sparkledock.workflow.commands import generate_models
+
+    for command in (["top", "s", "r", "3"], ["generate", "s", "g", "3"]):
+        assert build_parser().parse_args(command).suffix == ModelOptions().suffix == ".pdb"
+        assert build_parser().parse_args([*command, "--format", "cif"]).suffix == ".cif"
+        with pytest.raises(SystemExit):
+            build_parser().parse_args([*command, "--format", "xyz"])
+    missing = tmp_path / "nothing"
+    with pytest.raises(OptionError, match=r"^top: suffix must be \.pdb or \.cif, got '\.xyz'"):
+        sparkledock.top(missing, missing / "ranking", 1, suffix=".xyz")
+    with pytest.raises(OptionError, match=r"^generate: suffix must be \.pdb or \.cif"):
+        generate_models(missing, missing / "gso_1.out", 1, ".pdf")

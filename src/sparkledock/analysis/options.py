@@ -1,9 +1,10 @@
-"""The filter and evaluate stages' options: :class:`FilterOptions`, one field per option of
-``sparkledock filter``, ``lgd_filter_restraints.py`` (in its own spellings) and
-:func:`sparkledock.filter_ranking`, and :class:`EvaluateOptions`, ``sparkledock evaluate``'s
-and :func:`sparkledock.evaluate`'s (:func:`sparkledock.schema.option`: the parsers are built
-from the fields, the Python API checks values against them), and the checks that refuse a
-value out of range before any work (the rank stage's: :mod:`.ranking_options`)."""
+"""The filter, evaluate and model stages' options: :class:`FilterOptions`, one field per option
+of ``sparkledock filter``, ``lgd_filter_restraints.py`` (in its own spellings) and
+:func:`sparkledock.filter_ranking`; :class:`EvaluateOptions`, ``sparkledock evaluate``'s and
+:func:`sparkledock.evaluate`'s; :class:`ModelOptions`, ``top``'s and ``generate``'s
+(:func:`sparkledock.schema.option`: the parsers are built from the fields, the Python API
+checks values against them); and the checks that refuse a value out of range before any work
+(the rank stage's: :mod:`.ranking_options`)."""
 
 from __future__ import annotations
 
@@ -86,3 +87,32 @@ def check_evaluate_options(options: EvaluateOptions) -> None:
         raise OptionError(
             "receptor_chains", f"{{0}} must be one or more chain names (e.g. H,L), got {chains!r}"
         )
+
+
+#: The model files the stages write.
+MODEL_SUFFIXES = (".pdb", ".cif")
+
+
+def model_suffix(text: str) -> str:
+    """A model format as the command line names it (``pdb``, ``cif``) as a file suffix."""
+    return "." + text.lstrip(".")
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """How the top and generate stages write models: ``suffix``, PDB (``.pdb``) or mmCIF
+    (``.cif``), by file name (``--format pdb|cif`` on the command line)."""
+
+    suffix: str = option(
+        ".pdb", "--format", help="model file format", default_text="pdb", type=model_suffix,
+        choices=MODEL_SUFFIXES, metavar="{pdb,cif}",
+    )  # fmt: skip
+
+
+def check_model_options(options: ModelOptions, what: str) -> None:
+    """Refuse, before any file is read and in one line naming the option, a value of the
+    wrong type or a model format other than PDB or mmCIF."""
+    check_fields(options, what)
+    if options.suffix not in MODEL_SUFFIXES:
+        known = " or ".join(MODEL_SUFFIXES)
+        raise OptionError("suffix", f"{what}: {{0}} must be {known}, got {options.suffix!r}")

@@ -104,8 +104,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_generate(args: argparse.Namespace) -> int:
     from ..workflow.commands import generate_models
 
-    suffix = ".cif" if args.format == "cif" else ".pdb"
-    paths = generate_models(args.setup_dir, args.gso_file, args.glowworms, suffix)
+    paths = generate_models(args.setup_dir, args.gso_file, args.glowworms, args.suffix)
     folder = Path(args.gso_file).parent
     print(f"sparkledock: wrote {len(paths)} models in {folder}", file=sys.stderr)
     return 0
@@ -161,7 +160,7 @@ def cmd_top(args: argparse.Namespace) -> int:
     from ..workflow import top
 
     out = Path(args.output)
-    paths = top(args.setup_dir, args.ranking, args.n, out, suffix=f".{args.format}")
+    paths = top(args.setup_dir, args.ranking, args.n, out, suffix=args.suffix)
     print(
         f"sparkledock: wrote {len(paths)} models top_1..top_{len(paths)} in {out}",
         file=sys.stderr,

@@ -193,6 +193,7 @@ def flag_for(name: str) -> str:
     from ..workflow.commands import (
         EvaluateOptions,
         FilterOptions,
+        ModelOptions,
         RankOptions,
         RunOptions,
         SetupOptions,
@@ -205,6 +206,7 @@ def flag_for(name: str) -> str:
         RankOptions,
         FilterOptions,
         EvaluateOptions,
+        ModelOptions,
     ):
         try:
             spec = flag_of(kind, name)

@@ -9,6 +9,7 @@ from ..version import __version__
 from ..workflow.commands import (
     EvaluateOptions,
     FilterOptions,
+    ModelOptions,
     RankOptions,
     RunOptions,
     SetupOptions,
@@ -106,9 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("setup_dir", help="the setup directory")
     p.add_argument("gso_file", help="a swarm's gso_<step>.out")
     p.add_argument("glowworms", type=at_least(1), help="models for the first N glowworms")
-    p.add_argument(
-        "--format", choices=("pdb", "cif"), default="pdb", help="model file format (pdb)"
-    )
+    add_fields(p, ModelOptions, given_only=False)
     p.set_defaults(func=cmd_generate)
 
     p = sub.add_parser("cluster", help="BSAS-cluster a swarm (writes cluster.repr)")
@@ -141,9 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("ranking", help="a ranking (rank_by_scoring.list or rank_filtered.list)")
     p.add_argument("n", type=at_least(1), help="how many models")
     p.add_argument("-o", "--output", default=".", help="where (default: here)")
-    p.add_argument(
-        "--format", choices=("pdb", "cif"), default="pdb", help="model file format (pdb)"
-    )
+    add_fields(p, ModelOptions, given_only=False)
     p.set_defaults(func=cmd_top)
 
     p = sub.add_parser("evaluate", help="DockQ and CAPRI class of models against a reference")

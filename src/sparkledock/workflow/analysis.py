@@ -189,8 +189,9 @@ def top(
 
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise SparkledockError(f"top: n must be an integer of at least 1, got {n!r}")
-    if suffix not in (".pdb", ".cif"):
-        raise SparkledockError(f"top: suffix must be .pdb or .cif, got {suffix!r}")
+    from ..analysis.options import ModelOptions, check_model_options
+
+    check_model_options(options_of({"suffix": suffix}, ModelOptions, "top"), "top")
     solutions = read_ranking(ranking) if isinstance(ranking, str | os.PathLike) else ranking
     best = solutions[:n]
     loaded = setup_folder if hasattr(setup_folder, "layout") else load_setup(setup_folder)

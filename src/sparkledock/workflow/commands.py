@@ -17,8 +17,10 @@ from ..analysis.models import with_file_atoms, write_models
 from ..analysis.options import (
     EvaluateOptions,
     FilterOptions,
+    ModelOptions,
     check_evaluate_options,
     check_filter_options,
+    check_model_options,
 )
 from ..analysis.rank import read_ranking, write_ranking
 from ..analysis.ranking_options import RankOptions
@@ -37,6 +39,7 @@ from ..scoring import (
     to_lightdock,
 )
 from ..scoring.prepared import prepare_scoring
+from .checks import options_of
 
 __all__ = [
     "FILTERED_FILE",
@@ -45,12 +48,14 @@ __all__ = [
     "DockingSetup",
     "EvaluateOptions",
     "FilterOptions",
+    "ModelOptions",
     "RankOptions",
     "RunOptions",
     "SetupDir",
     "SetupOptions",
     "check_evaluate_options",
     "check_filter_options",
+    "check_model_options",
     "cluster_swarm",
     "describe_scoring",
     "from_lightdock",
@@ -86,6 +91,7 @@ def generate_models(
     beside it as ``lightdock_<i>`` with ``suffix`` (``sparkledock generate``,
     ``lgd_generate_conformations.py``); the gso file is read before any model is written
     (``data``: the file as a caller already read it)."""
+    check_model_options(options_of({"suffix": suffix}, ModelOptions, "generate"), "generate")
     data = read_gso_output(gso_file) if data is None else data
     loaded = _loaded(setup)
     count = min(count, len(data.poses))
