@@ -327,7 +327,7 @@ def test_errors_and_warnings_that_name_an_option_spell_it_as_their_reader_does(t
 
     from sparkledock.cli import main
     from sparkledock.cli.options import error_text
-    from sparkledock.errors import InputFileError, SparkledockWarning
+    from sparkledock.errors import InputFileError, OutOfMemoryError, SparkledockWarning
 
     full = tmp_path / "full"
     full.mkdir()
@@ -338,11 +338,14 @@ def test_errors_and_warnings_that_name_an_option_spell_it_as_their_reader_does(t
     err = capsys.readouterr().err
     assert "use --force to replace" in err and "use force " not in err
     error = InputFileError("x: no such thing (use {0} or {1})", ("skip_unknown", "anm"))
+    error.echo = True  # (MPI's marks travel with it)
     back = pickle.loads(pickle.dumps(error))
     assert (
         type(back) is InputFileError and str(back) == "x: no such thing (use skip_unknown or anm)"
     )
-    assert error_text(back) == "x: no such thing (use --skip-unknown or --anm)"
+    assert error_text(back) == "x: no such thing (use --skip-unknown or --anm)" and back.echo
+    memory = pickle.loads(pickle.dumps(OutOfMemoryError("too big")))
+    assert isinstance(memory, MemoryError) and str(memory) == "too big"
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         warnings.warn(SparkledockWarning("{0} 5000: many files", "steps"), stacklevel=1)

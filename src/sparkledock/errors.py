@@ -30,14 +30,16 @@ class NamesOptions:
             text = text.replace(f"{{{i}}}", spell(name))
         return text
 
-    def __reduce__(self):  # (across processes: the template and names, not the spelling)
-        return _rebuilt, (type(self), self.template, self.names)
+    def __reduce__(self):  # (across processes: the template and names, not the spelling,
+        # and what else the instance holds, e.g. MPI's ``shared`` and ``echo`` marks)
+        return _rebuilt, (type(self), self.template, self.names), dict(vars(self))
 
 
 def _rebuilt(kind: type, template: str, names: tuple[str, ...]) -> NamesOptions:
-    made = kind.__new__(kind)
+    exception = issubclass(kind, BaseException)  # (BaseException's: MemoryError's refuses)
+    made = BaseException.__new__(kind) if exception else object.__new__(kind)
     text = made._named(template, names)
-    if isinstance(made, BaseException):
+    if exception:
         BaseException.__init__(made, text)
     return made
 

@@ -142,13 +142,13 @@ def _shared_jobs(jobs: list[SiteJob], options: DockOptions, dock: Callable, comm
     failed = None
     try:
         _dock_jobs(jobs, options, dock, rank, size)
-    except SparkledockError as exc:
-        failed = str(exc)
+    except SparkledockError as exc:  # (its options spelled by whoever prints it)
+        failed = (exc.template, exc.names)
     except Exception as exc:  # (said on every rank, not left to hang them)
-        failed = f"{type(exc).__name__}: {exc}"
+        failed = (f"{type(exc).__name__}: {exc}", ())
     said = next((f for f in comm.allgather(failed) if f is not None), None)
     if said is not None:
-        error = SparkledockError(said)
+        error = SparkledockError(*said)
         error.shared, error.echo = True, rank != 0
         raise error
 
