@@ -186,8 +186,8 @@ def report_run(result: Any, comm: Any) -> None:
 
 def flag_for(name: str) -> str:
     """The command line's spelling of a schema field (its first long flag; a field without
-    a flag: its name with dashes), for the messages of
-    :class:`~sparkledock.errors.OptionError`."""
+    a flag: its name with dashes), for the errors, warnings and log lines that name options
+    (:class:`~sparkledock.errors.NamesOptions`)."""
     from ..docking import DockOptions
     from ..schema import flag_of
     from ..workflow.commands import (
