@@ -67,6 +67,14 @@ class _Spelled(logging.Filter):
         return True
 
 
+def _spell_with(spell: Callable[[str], str] | None) -> None:
+    """The logger's lines name options as ``spell`` gives them (None: by field, as written)."""
+    for old in [f for f in LOGGER.filters if isinstance(f, _Spelled)]:
+        LOGGER.removeFilter(old)
+    if spell is not None:
+        LOGGER.addFilter(_Spelled(spell))
+
+
 def configure_logging(
     quiet: bool = False,
     verbose: bool = False,
@@ -78,10 +86,7 @@ def configure_logging(
     the lines name are spelled by ``spell`` (the command line's flags). Called once by the
     CLI; the Python API sets only its stderr line's level (:func:`console_for_api`)."""
     LOGGER.handlers.clear()
-    for old in [f for f in LOGGER.filters if isinstance(f, _Spelled)]:
-        LOGGER.removeFilter(old)
-    if spell is not None:
-        LOGGER.addFilter(_Spelled(spell))
+    _spell_with(spell)
     _console().setLevel(logging.WARNING if quiet else logging.DEBUG if verbose else logging.INFO)
     if log_file is not None:
         handler = logging.FileHandler(log_file, encoding="utf-8")
@@ -94,8 +99,7 @@ def console_for_api(quiet: bool) -> None:
     """The CLI's stage lines on stderr for a Python call too (warnings only with ``quiet``):
     the logger's stderr handler is added where it is missing and set to the call's level;
     handlers the caller added are left as they are."""
-    for old in [f for f in LOGGER.filters if isinstance(f, _Spelled)]:
-        LOGGER.removeFilter(old)  # (a Python caller reads fields, whatever ran before)
+    _spell_with(None)  # (a Python caller reads fields, whatever ran before)
     _console().setLevel(logging.WARNING if quiet else logging.INFO)
 
 
