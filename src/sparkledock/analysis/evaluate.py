@@ -9,6 +9,7 @@ benchmarks.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,7 +83,7 @@ def _chain_maps(native, model) -> list[dict[str, str]]:
 def evaluate(
     model: str | os.PathLike[str],
     reference: str | os.PathLike[str],
-    receptor_chains: list[str] | None = None,
+    receptor_chains: Sequence[str] | None = None,
 ) -> Quality:
     """fnat, iRMSD, LRMSD, DockQ and CAPRI class of a model against a reference complex
     (:func:`~.quality.file_quality`: a model of two chains, or ``receptor_chains`` and the

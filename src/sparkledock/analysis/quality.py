@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -326,7 +327,7 @@ def measures(ref: QualityReference, xyz: np.ndarray) -> dict[str, np.ndarray]:
 def file_quality(
     model: str | os.PathLike[str],
     reference: str | os.PathLike[str],
-    receptor_chains: list[str] | None = None,
+    receptor_chains: Sequence[str] | None = None,
 ) -> dict[str, float]:
     """fnat, iRMSD, LRMSD and DockQ of a model file against a reference complex file.
 

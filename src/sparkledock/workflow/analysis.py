@@ -225,8 +225,7 @@ def evaluate(
         receptor_chains = tuple(receptor_chains)
     options = options_of({"receptor_chains": receptor_chains}, EvaluateOptions, "evaluate")
     check_evaluate_options(options)
-    receptor_chains = None if options.receptor_chains is None else list(options.receptor_chains)
 
     order = "the reference comes first (evaluate(REFERENCE, MODEL), as on the command line)"
     refuse_swapped(reference, model, order)
-    return evaluate_model(model, reference, receptor_chains)
+    return evaluate_model(model, reference, options.receptor_chains)
