@@ -21,6 +21,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("engine",),  # GSO, runs, scheduling
     ("analysis",),  # clustering, ranking, filters, models, evaluation, report, refinement
     ("runlog",),  # stages and run records
+    ("stages",),  # the stage functions: cluster, rank, filter, top, evaluate, report
     ("docking",),  # whole dockings and screens
     ("workflow",),  # the stage API
     ("cli", "lightdock", "__init__", "__main__"),  # the command lines over it
@@ -170,12 +171,12 @@ def test_the_cycle_finder_finds_cycles():
     assert not _allowed_cycle(["sparkledock.cli", "sparkledock.lightdock.commands"])
 
 
-#: What the command lines (cli/, lightdock/) import: the stages (``workflow``, whose
+#: What the command lines (cli/, lightdock/) import: the stages (``stages``, ``workflow``, whose
 #: ``workflow.commands`` holds what the stages do not return, and ``docking``), the schema and
 #: the errors, the leaves beside them (version, seeds, the engine choice, atomic files, the
 #: run log) and each other: nothing below the stages.
 FRONT = ("cli", "lightdock")
-FRONT_REACHES = {"workflow", "docking", "schema", "errors", "version", "seeds", "backend"}
+FRONT_REACHES = {"stages", "workflow", "docking", "schema", "errors", "version", "seeds", "backend"}
 FRONT_REACHES |= {"fileutil", "runlog", *FRONT}
 
 
@@ -189,3 +190,21 @@ def test_the_command_lines_reach_nothing_below_the_stages():
     )
     assert below == []
     assert {"sparkledock.cli.commands", "sparkledock.lightdock.tools"} <= set(GRAPH)
+
+
+#: What the stage functions do (:mod:`sparkledock.stages`): a whole docking's analysis calls
+#: them, never the modules under them.
+STAGE_WORK = {
+    "sparkledock.analysis.cluster", "sparkledock.analysis.contacts",
+    "sparkledock.analysis.convergence", "sparkledock.analysis.filter",
+    "sparkledock.analysis.models", "sparkledock.analysis.quality",
+    "sparkledock.analysis.ranking", "sparkledock.analysis.refine",
+    "sparkledock.analysis.report",
+}  # fmt: skip
+
+
+def test_a_dock_analyses_through_the_stage_functions():
+    analyse = GRAPH["sparkledock.docking.analyse"]
+    assert "sparkledock.stages" in analyse
+    assert sorted(analyse & STAGE_WORK) == []
+    assert set(GRAPH) >= STAGE_WORK  # (each still a module: the check means something)

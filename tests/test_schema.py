@@ -66,7 +66,7 @@ def test_command_line_and_api_give_the_same_options():
     untouched = dock_options_from(build_parser().parse_args(["dock", "r.pdb", "l.pdb"]))
     assert dataclasses.replace(untouched, engine=None) == DockOptions()
     # the API's default engine is the command line's (--backend auto): same resume key
-    from sparkledock.workflow.checks import options_of
+    from sparkledock.stages.checks import options_of
 
     api = options_of({"steps": 7}, DockOptions, "dock")
     cli = dock_options_from(build_parser().parse_args(["dock", "r", "l", "--steps", "7"]))

@@ -100,7 +100,7 @@ def evaluate(
     return Quality.of(q["dockq"], q["fnat"], q["irmsd"], q["lrmsd"])
 
 
-#: The first line of every model sparkledock writes (:func:`~sparkledock.docking.analyse`).
+#: The first line of every model ``dock`` writes (its remarks: :mod:`sparkledock.docking.analyse`).
 MODEL_MARK = "REMARK   1 sparkledock "
 
 

@@ -2,11 +2,11 @@
 
 :mod:`.options` holds the options and what each protocol decides, :mod:`.checks` what a
 docking is refused for before any work, :mod:`.pipeline` the folder, its record and the
-stages in order, :mod:`.analyse` the analysis stages, :mod:`.sites` a blind ranking's first
-sites docked again (``--redock-sites``), :mod:`.screen` many pairs in one job
-(``sparkledock screen``)."""
+stages in order, :mod:`.analyse` the analysis stages (:mod:`sparkledock.stages`) in order,
+:mod:`.sites` a blind ranking's first sites docked again (``--redock-sites``),
+:mod:`.screen` many pairs in one job (``sparkledock screen``)."""
 
-from .analyse import analyse, term_columns
+from .analyse import analyse
 from .checks import check_docking
 from .options import (
     FILTER_FRACTION,
@@ -52,7 +52,6 @@ __all__ = [
     "protocol_spacing",
     "read_record",
     "remove_paths",
-    "term_columns",
     "with_defaults",
     "write_record",
 ]

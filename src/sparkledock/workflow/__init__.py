@@ -11,7 +11,7 @@ exported at the package's top level.
 >>> result.timings                                       # seconds per stage
 
 Each checks its options and inputs before any work and is a thin layer over the modules that
-do the work (:mod:`.docking`, :mod:`.preparation`, :mod:`.engine`, :mod:`.analysis`). The
+do the work (:mod:`.stages`, :mod:`.docking`, :mod:`.preparation`, :mod:`.engine`). The
 setup and run stages themselves (:func:`prepare`, :func:`execute`: the folder's lock, the
 run.json record, the work) are the ones ``sparkledock setup``/``run`` and LightDock's
 ``lightdock3_setup.py``/``lightdock3.py`` call; ``sparkledock rank``/``filter``/``top`` and
@@ -29,7 +29,7 @@ line's defaults.
 """
 
 from ..analysis.ranking_options import UNCLUSTERED
-from .analysis import evaluate, filter_ranking, rank, top
+from ..stages import evaluate, filter_ranking, rank, top
 from .build import dock, execute, prepare, run, screen, setup
 from .results import DockResult, example_files, read_dock_result
 

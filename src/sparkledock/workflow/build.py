@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SparkledockError
-from .checks import check_paths, options_of
+from ..stages.checks import check_paths, options_of
 from .results import DockResult, read_dock_result
 
 if TYPE_CHECKING:

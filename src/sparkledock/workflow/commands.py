@@ -39,7 +39,7 @@ from ..scoring import (
     to_lightdock,
 )
 from ..scoring.prepared import prepare_scoring
-from .checks import options_of
+from ..stages.checks import options_of
 
 __all__ = [
     "FILTERED_FILE",
