@@ -263,3 +263,32 @@ def test_model_options_are_one_schema_for_top_generate_and_the_api(tmp_path):
         sparkledock.top(missing, missing / "ranking", 1, suffix=".xyz")
     with pytest.raises(OptionError, match=r"^generate: suffix must be \.pdb or \.cif"):
         generate_models(missing, missing / "gso_1.out", 1, ".pdf")
+
+
+def test_score_options_are_one_schema_for_the_command_and_the_api(tmp_path, capsys):
+    """``sparkledock score``'s options are ScoreOptions' fields with their defaults
+    (``--no-lightdock-compat`` turns ``lightdock_compat`` off); a bad value is refused before
+    any file is read, naming the field in Python and the flag on the command line."""
+    import sparkledock
+    from sparkledock.cli import main
+    from sparkledock.cli.options import options_by_name
+    from sparkledock.errors import OptionError
+    from sparkledock.scoring.options import ScoreOptions
+
+    parser = _subparser("score")
+    dests = {a.dest: a for a in parser._actions}
+    for f in fields(ScoreOptions):
+        assert dests[f.name].default == f.default, f.name
+    args = build_parser().parse_args(["score", "s", "p"])
+    assert ScoreOptions(**options_by_name(ScoreOptions, vars(args))) == ScoreOptions()
+    args = build_parser().parse_args(["score", "s", "p", "--no-lightdock-compat", "--terms"])
+    chosen = options_by_name(ScoreOptions, vars(args))
+    assert chosen["lightdock_compat"] is False and chosen["terms"] is True
+    missing = tmp_path / "nothing"  # (refused before it is read)
+    with pytest.raises(OptionError, match=r"^threads must be at least 1, got 0"):
+        sparkledock.score_poses(missing, missing, threads=0)
+    with pytest.raises(SparkledockError, match=r"^score: skip_unknown must be True or False"):
+        sparkledock.score_poses(missing, missing, skip_unknown="yes")
+    assert main(["score", str(missing), str(missing), "--scoring", " "]) == 1
+    captured = capsys.readouterr()
+    assert "error: --scoring must name a scoring function" in captured.err

@@ -17,7 +17,9 @@ from ..errors import SparkledockError
 from ..version import __version__
 from ..workflow.commands import (
     FILTERED_FILE,
+    ScoreOptions,
     SetupDir,
+    check_score_options,
     load_setup,
     prepare_scoring,
     read_poses,
@@ -39,32 +41,35 @@ from .options import (
 
 
 def cmd_score(args: argparse.Namespace) -> int:
+    options = ScoreOptions(**options_by_name(ScoreOptions, vars(args)))
+    check_score_options(options)
     engine = engine_of(args)
     prepared = prepare_scoring(
         args.setup_dir,
         restraints=args.restraints,
-        scoring=args.scoring,
-        lightdock_compat=not args.no_lightdock_compat,
-        skip_unknown=args.skip_unknown,
+        scoring=options.scoring,
+        lightdock_compat=options.lightdock_compat,
+        skip_unknown=options.skip_unknown,
     )
     poses = read_poses(args.poses, prepared.setup.layout)
     total = len(poses)
     start = time.perf_counter()
-    parts_of = getattr(prepared.function, "term_scores", None) if args.terms else None
-    if args.terms:
+    threads = options.threads
+    parts_of = getattr(prepared.function, "term_scores", None) if options.terms else None
+    if options.terms:
         names = list(prepared.model.names) if parts_of else [prepared.function.name]
         sys.stdout.write(",".join(["score", *names]) + "\n")
     for first in range(0, total, CHUNK):
         chunk = poses[first : first + CHUNK]
         if parts_of is not None:  # each function's weighted score next to the total
-            parts = parts_of(prepared.model, chunk, threads=args.threads, engine=engine)
+            parts = parts_of(prepared.model, chunk, threads=threads, engine=engine)
             scores = sum(parts.values(), np.zeros(len(chunk)))
             columns = [scores, *parts.values()]
             rows = zip(*columns, strict=True)
             sys.stdout.write("".join(",".join(repr(float(v)) for v in r) + "\n" for r in rows))
         else:
-            scores = prepared.score(chunk, threads=args.threads, engine=engine)
-            repeat = 2 if args.terms else 1  # (one function: its term is the score)
+            scores = prepared.score(chunk, threads=threads, engine=engine)
+            repeat = 2 if options.terms else 1  # (one function: its term is the score)
             sys.stdout.write("".join(",".join([repr(float(s))] * repeat) + "\n" for s in scores))
         sys.stdout.flush()
         if total > CHUNK:

@@ -50,18 +50,6 @@ def add_engine_options(p: argparse.ArgumentParser, backends: Sequence[str] = BAC
     )
 
 
-def add_scoring_option(p: argparse.ArgumentParser, what: str) -> None:
-    """--scoring: a function, a weighted combination or a LightDock scoring file."""
-    from ..workflow.commands import SCORING_FUNCTIONS
-
-    p.add_argument(
-        "--scoring",
-        default="dfire",
-        help=f"{what}: a name ({', '.join(sorted(SCORING_FUNCTIONS))}), a weighted "
-        "combination such as dfire:1,vdw:0.5, or a LightDock scoring file (default: dfire)",
-    )
-
-
 def add_logging_options(p: argparse.ArgumentParser) -> None:
     """--quiet, --verbose and --log-file (read by :func:`main`)."""
     p.add_argument("--quiet", action="store_true", help="warnings and errors only, no progress")
@@ -196,6 +184,7 @@ def flag_for(name: str) -> str:
         ModelOptions,
         RankOptions,
         RunOptions,
+        ScoreOptions,
         SetupOptions,
     )
 
@@ -207,6 +196,7 @@ def flag_for(name: str) -> str:
         FilterOptions,
         EvaluateOptions,
         ModelOptions,
+        ScoreOptions,
     ):
         try:
             spec = flag_of(kind, name)

@@ -12,6 +12,7 @@ from ..workflow.commands import (
     ModelOptions,
     RankOptions,
     RunOptions,
+    ScoreOptions,
     SetupOptions,
 )
 from .commands import (
@@ -36,7 +37,6 @@ from .options import (
     add_engine_options,
     add_fields,
     add_logging_options,
-    add_scoring_option,
     at_least,
 )
 
@@ -57,25 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("poses", help="poses file, one pose per line (initial_positions format)")
     p.add_argument("-r", "--restraints", help="LightDock restraints file (active restraints count)")
-    add_scoring_option(p, "scoring function")
-    p.add_argument(
-        "--terms",
-        action="store_true",
-        help="CSV with a header: the score, then each function's weighted score",
-    )
-    p.add_argument("--threads", type=at_least(1), default=None, help="CPU threads (default: all)")
+    add_fields(p, ScoreOptions, given_only=False)
     add_engine_options(p)
-    p.add_argument(
-        "--no-lightdock-compat",
-        action="store_true",
-        help="use a true 3.9 Å interface cutoff and the last bin at 15 Å instead of "
-        "LightDock's quirks",
-    )
-    p.add_argument(
-        "--skip-unknown",
-        action="store_true",
-        help="drop atoms DFIRE has no type for (with a warning) instead of failing",
-    )
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("scoring", help="scoring functions: `sparkledock scoring list`")

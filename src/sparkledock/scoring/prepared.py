@@ -106,8 +106,14 @@ def score_poses(
         (P,) float64 scores in input order; larger is better.
 
     Raises:
-        SparkledockError: a bad input file (the message names it and the line or residue).
+        SparkledockError: a bad input file (the message names it and the line or residue), or
+            an option of the wrong type or value (naming it: :class:`~.options.ScoreOptions`).
     """
+    from .options import ScoreOptions, check_score_options
+
+    check_score_options(
+        ScoreOptions(scoring, False, threads, lightdock_compat, skip_unknown)
+    )  # (before any file is read)
     prepared = prepare_scoring(
         setup,
         restraints=restraints,

@@ -38,6 +38,7 @@ from ..scoring import (
     from_lightdock,
     to_lightdock,
 )
+from ..scoring.options import ScoreOptions, check_score_options
 from ..scoring.prepared import prepare_scoring
 from ..stages.checks import options_of
 
@@ -51,11 +52,13 @@ __all__ = [
     "ModelOptions",
     "RankOptions",
     "RunOptions",
+    "ScoreOptions",
     "SetupDir",
     "SetupOptions",
     "check_evaluate_options",
     "check_filter_options",
     "check_model_options",
+    "check_score_options",
     "cluster_swarm",
     "describe_scoring",
     "from_lightdock",
