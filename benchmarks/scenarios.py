@@ -273,8 +273,9 @@ def dock_one(args: list[str]) -> None:
     if "per_restraint" in chosen:
         dock_options.DOCK_SETUP_FIXED["swarms_per_restraint"] = int(chosen.pop("per_restraint"))
     if "filter" in chosen:  # (the restraint filter's fraction; 0: every solution kept)
-        from sparkledock.docking import analyse
+        import importlib  # (the module: ``sparkledock.docking.analyse`` is also its function)
 
+        analyse = importlib.import_module("sparkledock.docking.analyse")
         analyse.FILTER_FRACTION = float(chosen.pop("filter"))
     if chosen.pop("reanalyse", False):  # (a kept docking's analysis done again, as asked)
         record = Path(out) / "sparkledock_dock.json"

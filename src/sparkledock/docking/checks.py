@@ -14,8 +14,6 @@ import warnings
 from pathlib import Path
 from types import SimpleNamespace
 
-from ..analysis.ranking import NEEDS
-from ..analysis.ranking import RESCORED as RANKING_FUNCTIONS
 from ..backend import human_size, require_memory
 from ..engine.memory import swarm_bytes
 from ..engine.spec import FAST_MODES, SAVE_EVERY
@@ -25,7 +23,7 @@ from ..molecule.structure import read_structure
 from ..preparation.inputs import ReadPartners, read_partners
 from ..preparation.prepare import SetupOptions, pose_size
 from ..scoring import check_installed, check_molecules, get_scoring
-from .options import DockOptions, check_options, dock_setup_options
+from .options import DockOptions, check_options, check_ranking, dock_setup_options
 
 #: Runs longer than this are told what their snapshots cost.
 MANY_STEPS = 10_000
@@ -63,20 +61,6 @@ def check_scoring(options: DockOptions) -> None:
             f"{{0}} {name} scores rigid bodies only (no normal-mode support, as in LightDock): "
             "dock without normal modes (without {1})",
         )
-
-
-def check_ranking(options: DockOptions, restrained: bool) -> tuple[str, ...]:
-    """The ranking method can run on this docking; returns the functions it re-scores with."""
-    method = options.rank_method or "dfire"
-    needs = NEEDS.get(method, ())
-    if "paratope" in needs and not options.paratope:
-        raise OptionError(("rank_method", "paratope"), f"{{0}} {method} needs a docking with {{1}}")
-    if "satisfaction" in needs and not restrained:
-        raise OptionError("rank_method", f"{{0}} {method} needs restraints")
-    functions = tuple(f for f in needs if f in RANKING_FUNCTIONS)
-    for function in functions:
-        check_installed(get_scoring(function), "rank_method", method)
-    return functions
 
 
 def check_ranked_molecules(functions: tuple[str, ...], raw, paths) -> None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from ..analysis.ranking import DFIRE_SEARCH, NEEDS, default_method
+from ..analysis.ranking import RESCORED as RANKING_FUNCTIONS
 from ..analysis.ranking_options import RANK_HELP, RankOptions
 from ..backend import Engine
 from ..engine.options import check_stop_tolerance
@@ -17,6 +18,7 @@ from ..engine.spec import SCORING_MODE_HELP, SCORING_MODES, STOP_TOLERANCE_HELP
 from ..errors import OptionError, SparkledockError
 from ..preparation.prepare import MAX_LENGTH_A, SetupOptions
 from ..schema import DEFAULT_FILTER_FRACTION, KEY, OFF, Flag, flag_of, option
+from ..scoring import check_installed, get_scoring
 from ..seeds import DEFAULT_SEED, check_seed
 
 FILTER_FRACTION = DEFAULT_FILTER_FRACTION  # (what a restrained dock keeps; schema's default)
@@ -231,6 +233,20 @@ def check_options(options: DockOptions) -> None:
         raise OptionError(
             "rank_method", f"{{0}} {options.rank_method!r}: no such ranking (known: {known})"
         )
+
+
+def check_ranking(options: DockOptions, restrained: bool) -> tuple[str, ...]:
+    """The ranking method can run on this docking; returns the functions it re-scores with."""
+    method = options.rank_method or "dfire"
+    needs = NEEDS.get(method, ())
+    if "paratope" in needs and not options.paratope:
+        raise OptionError(("rank_method", "paratope"), f"{{0}} {method} needs a docking with {{1}}")
+    if "satisfaction" in needs and not restrained:
+        raise OptionError("rank_method", f"{{0}} {method} needs restraints")
+    functions = tuple(f for f in needs if f in RANKING_FUNCTIONS)
+    for function in functions:
+        check_installed(get_scoring(function), "rank_method", method)
+    return functions
 
 
 def engine_name(options: DockOptions) -> str:

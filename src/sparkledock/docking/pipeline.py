@@ -27,11 +27,12 @@ from ..preparation.prepare import prepare_setup
 from ..runlog import LOGGER, RunRecord, file_record, untimed
 from .alternatives import dock_alternatives
 from .analyse import analyse, ranking_identity
-from .checks import check_docking, check_ranked_molecules, check_ranking
+from .checks import check_docking, check_ranked_molecules
 from .disk import refuse_slimmed, settle
 from .knowledge import ligand_face, resolve
 from .options import (
     DockOptions,
+    check_ranking,
     dock_setup_options,
     engine_name,
     key_options,
