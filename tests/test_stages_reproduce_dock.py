@@ -41,7 +41,7 @@ def _restrained(folder: Path) -> list:
     options = _options(folder)
     setup, steps = folder / "setup", options["steps"]
     by_score = sparkledock.rank(setup, steps)
-    kept = sparkledock.filter_ranking(setup, by_score).kept or by_score
+    kept = sparkledock.filter_ranking(setup, by_score, positive=False).kept or by_score
     return sparkledock.rank(setup, steps, method=options["rank_method"], solutions=kept)
 
 
@@ -80,6 +80,13 @@ def test_a_restrained_dock_is_its_stages(tmp_path):
         sparkledock.filter_ranking(bare, sparkledock.rank(bare, 1))
     with pytest.raises(SparkledockError, match="needs restraints"):
         sparkledock.rank(bare, 1, method="learned")
+    # dock judges every solution; LightDock's filter (the stage's default) drops those
+    # without a positive score first
+    negative = dataclasses.replace(by_score[0], score=-1.0)
+    judged = sparkledock.filter_ranking(out / "setup", [negative, *by_score], positive=False)
+    assert len(judged.fractions) == len(by_score) + 1
+    judged = sparkledock.filter_ranking(out / "setup", [negative, *by_score])
+    assert 0 < len(judged.fractions) == sum(r.score > 0 for r in by_score) < len(by_score)
     stranger = dataclasses.replace(by_score[0], swarm=9999, glowworm=0)
     with pytest.raises(SparkledockError, match="swarm 9999 glowworm 0 is not one"):
         sparkledock.rank(out / "setup", 10, solutions=[stranger])
