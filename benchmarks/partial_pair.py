@@ -6,10 +6,10 @@ training complexes only) this rebuilds the docking's own ranking with the public
 functions (:func:`sparkledock.rank` by score, :func:`sparkledock.filter_ranking` as ``dock``
 judges, :func:`sparkledock.rank` of what is kept by the docking's recorded method) and, for
 each contact distance ``d``, the pair variant: the representatives whose receptor residue and
-ligand residue have an atom pair within ``d`` Å, when any has (else the 40 % filter's), ranked
-the same way. It prints top 1 / 5 / 10 of each over the dockings of one pair (exactly one
-residue on each side). Each docking's first acceptable ranks are cached in
-``<pool>/pair.json``.
+ligand residue have an atom pair within ``d`` Å, when any has (else the 40 % filter's),
+ranked the same way, and the same with a positive score too (as the filter keeps). It prints
+top 1 / 5 / 10 of each over the dockings of one pair (exactly one residue on each side).
+Each docking's first acceptable ranks are cached in ``<pool>/pair.json``.
 
 Usage:
     python benchmarks/partial_pair.py /work/runs/singles [--scenario TI-SINGLE] \
@@ -77,14 +77,15 @@ def judge(pool: Path) -> dict:
     out = {"pair": distance is not None, "kept": len(kept),
            "today": first_acceptable(setup, reference, today)}  # fmt: skip
     for d in DISTANCES:
-        close = (
-            []
-            if distance is None
-            else [r for r, x in zip(by_score, distance, strict=True) if x <= d]
-        )
+        close = [] if distance is None else [
+            r for r, x in zip(by_score, distance, strict=True) if x <= d
+        ]  # fmt: skip
         out[f"near_{d}"] = len(close)
         variant = sparkledock.rank(root, steps, method=method, solutions=close) if close else today
         out[f"pair_{d}"] = first_acceptable(setup, reference, variant)
+        close = [r for r in close if r.score > 0.0]  # (as the filter keeps: a positive score)
+        variant = sparkledock.rank(root, steps, method=method, solutions=close) if close else today
+        out[f"positive_{d}"] = first_acceptable(setup, reference, variant)
     cache.write_text(json.dumps(out) + "\n")
     return out
 
@@ -118,6 +119,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"| today (40 % filter, the docking's method) | {tops([r['today'] for r in chosen])} |")
     for d in DISTANCES:
         print(f"| the pair within {d} Å | {tops([r[f'pair_{d}'] for r in chosen])} |")
+    for d in DISTANCES:
+        hits = tops([r[f"positive_{d}"] for r in chosen])
+        print(f"| the pair within {d} Å, a positive score | {hits} |")
 
 
 if __name__ == "__main__":

@@ -221,3 +221,81 @@ def test_one_receptor_residue_is_docked_and_ranked_as_recognised(tmp_path):
     assert json.loads((out / "sparkledock_dock.json").read_text())["ranking"]["rank_method"] == (
         "learned_partial"
     )
+
+
+def _one_pair(tmp_path: Path) -> Path:
+    """2X9A's TI-SINGLE pair (LightDock's study): one receptor and one ligand residue."""
+    pair = tmp_path / "pair.list"
+    pair.write_text("R A.LYS.24\nL B.ILE.43\n")
+    return pair
+
+
+def test_one_pair_keeps_the_solutions_with_the_pair_in_contact(tmp_path):
+    """A file of one pair: the filter keeps the solutions with a positive score whose two
+    residues are within the distance asked, where any is (else the fraction's), the distance
+    measured on the written models; dock uses 8 Å and records it; the stages by hand with
+    the same distance give dock's ranking."""
+    import numpy as np
+
+    import sparkledock
+    from sparkledock.analysis.filter import filter_solutions, pair_distances
+    from sparkledock.engine.context import setup_restraints
+    from sparkledock.io.lightdock import load_setup
+    from sparkledock.molecule.structure import read_structure
+
+    files = {"receptor": example_dir() / "2X9A_r_u.pdb", "ligand": example_dir() / "2X9A_l_u.pdb"}
+    small = {k: v for k, v in SMALL.items() if k != "swarms"}  # (the pair's own placement)
+    out = sparkledock.dock(**files, out=tmp_path / "out", restraints=_one_pair(tmp_path),
+                           **small)  # fmt: skip
+    record = json.loads((out.folder / "run.json").read_text())
+    assert record["result"]["knowledge"]["level"] == "one pair"
+    stage = next(s for s in record["stages"] if s["name"] == "filter")
+    assert stage["summary"].endswith("(the given pair within 8 Å)")
+    setup_dir = out.folder / "setup"
+    steps = record["options"]["steps"]
+    setup = load_setup(setup_dir)
+    restraints = setup_restraints(setup)
+    by_score = sparkledock.rank(setup_dir, steps)
+    poses = np.array([r.pose for r in by_score])
+    distance = pair_distances(setup, poses, restraints)
+    # the distance of the written model's two residues
+    model = read_structure(out.folder / "top_1.pdb")
+    ids = model.residue_ids()
+    a, b = model.coords[ids == "A.LYS.24"], model.coords[ids == "B.ILE.43"]
+    top = out.top
+    first = next(i for i, r in enumerate(by_score)
+                 if (r.swarm, r.glowworm) == (top["swarm"], top["glowworm"]))  # fmt: skip
+    direct = np.sqrt(((a[:, None] - b[None]) ** 2).sum(-1)).min()
+    assert distance[first] == pytest.approx(direct, abs=2e-3) and direct <= 8.0
+    judged = filter_solutions(setup, by_score, restraints, 0.4, pair_within=8.0)
+    scores = np.array([r.score for r in by_score])
+    assert judged.pairs is not None
+    assert list(judged.keeps) == list((distance <= 8.0) & (scores > 0))
+    assert 0 < judged.keeps.sum() < len(by_score)
+    # none in contact: the fraction decides, as without a distance
+    fraction = filter_solutions(setup, by_score, restraints, 0.4)
+    assert fraction.pairs is None
+    none = filter_solutions(setup, by_score, restraints, 0.4, pair_within=0.01)
+    assert none.pairs is None and list(none.keeps) == list(fraction.keeps)
+    # dock's ranking, by the stages (one pair ranks by score)
+    kept = sparkledock.filter_ranking(setup_dir, by_score, positive=False, pair_within=8.0).kept
+    ranked = sparkledock.rank(setup_dir, steps, method=record["options"]["rank_method"],
+                              solutions=kept)  # fmt: skip
+    with open(out.folder / "ranking.csv", newline="") as handle:
+        rows = [(int(r["swarm"]), int(r["glowworm"])) for r in csv.DictReader(handle)]
+    assert [(r.swarm, r.glowworm) for r in ranked] == rows
+    # more than one residue on a side: the distance is not asked
+    with pytest.raises(ValueError, match="one receptor and one ligand residue"):
+        pair_distances(setup, poses[:1], read_restraints(example_dir() / "restraints.list"))
+
+
+def test_the_pair_distance_is_checked_before_any_work(tmp_path, capsys):
+    import sparkledock
+    from sparkledock.cli import main
+    from sparkledock.errors import OptionError
+
+    missing = tmp_path / "nothing"
+    with pytest.raises(OptionError, match=r"^pair_within must be a distance above 0"):
+        sparkledock.filter_ranking(missing, missing, missing, pair_within=0.0)
+    assert main(["filter", str(missing), str(missing), str(missing), "--pair-within", "-1"]) == 1
+    assert "error: --pair-within must be a distance above 0" in capsys.readouterr().err

@@ -17,7 +17,7 @@ from scipy.spatial import cKDTree
 
 from ..errors import SparkledockWarning
 from ..molecule.anm import AMINO_ACIDS, NUCLEIC
-from ..molecule.restraints import Restraints
+from ..molecule.restraints import Restraints, knowledge_of
 from ..molecule.structure import Atoms
 from ..molecule.system import DockingSetup
 from ..schema import DEFAULT_CONTACT_CUTOFF_A
@@ -25,7 +25,14 @@ from .models import complex_coordinates
 from .options import MOLECULES, FilterOptions, check_filter_options
 from .rank import Ranked
 
-__all__ = ["MOLECULES", "Filtered", "filter_solutions", "molecule_mask", "satisfaction"]
+__all__ = [
+    "MOLECULES",
+    "Filtered",
+    "filter_solutions",
+    "molecule_mask",
+    "pair_distances",
+    "satisfaction",
+]
 
 #: Poses whose complex coordinates are built at once.
 CHUNK = 32
@@ -119,17 +126,42 @@ def satisfaction(
 class Filtered:
     """A restraint filter's outcome: the solutions judged, in their order, each one's
     satisfaction, and which keep (satisfaction at least the fraction asked for and a positive
-    score, as LightDock keeps them)."""
+    score, as LightDock keeps them; with a distance for one pair, those with the pair within
+    it where any is: ``pairs``, each solution's pair distance, says so)."""
 
     ranking: list[Ranked]
     fractions: np.ndarray
     #: (P,) bool: which solutions keep
     keeps: np.ndarray
+    #: (P,) the given pair's closest atoms' distance (Å) where the pair decided what keeps
+    pairs: np.ndarray | None = None
 
     @property
     def kept(self) -> list[Ranked]:
         """The solutions that keep, in their order."""
         return [r for r, keep in zip(self.ranking, self.keeps, strict=True) if keep]
+
+
+def pair_distances(setup: DockingSetup, poses: np.ndarray, restraints: Restraints) -> np.ndarray:
+    """Per pose, the distance (Å) between the closest atoms of the one receptor and the one
+    ligand residue a file of one pair gives (the level "one pair",
+    :func:`~sparkledock.molecule.restraints.knowledge_of`)."""
+    sides = [set(s.active) | set(s.passive) for s in (restraints.receptor, restraints.ligand)]
+    if [len(side) for side in sides] != [1, 1]:
+        raise ValueError("pair_distances: restraints of one receptor and one ligand residue")
+    rec = np.isin(setup.receptor.atoms.residue_ids(), list(sides[0]))
+    lig = np.isin(setup.ligand.atoms.residue_ids(), list(sides[1]))
+    n_rec = int(rec.sum())
+    out = np.full(len(poses), np.inf)
+    if not n_rec or not lig.any():  # (a residue the setup dropped: never in contact)
+        return out
+    select = np.concatenate([rec, lig])
+    for first in range(0, len(poses), CHUNK):
+        xyz = complex_coordinates(setup, poses[first : first + CHUNK], select)
+        a, b = xyz[:, :n_rec], xyz[:, n_rec:]
+        gaps = np.sqrt(((a[:, :, None, :] - b[:, None, :, :]) ** 2).sum(axis=-1))
+        out[first : first + len(xyz)] = gaps.min(axis=(1, 2))
+    return out
 
 
 def filter_solutions(
@@ -140,16 +172,27 @@ def filter_solutions(
     cutoff: float = DEFAULT_CONTACT_CUTOFF_A,
     include_passive: bool = False,
     molecules: tuple[str, str] = ("all", "all"),
+    pair_within: float | None = None,
 ) -> Filtered:
     """Each ranked solution's restraint satisfaction (:func:`satisfaction`) and which keep
     (``fnat`` None: none, LightDock's filter without ``--fnat``), the cutoff and fraction
     checked before any work. What ``sparkledock filter``, ``lgd_filter_restraints.py`` and a
-    restrained docking's filter stage share."""
-    check_filter_options(FilterOptions(fnat, cutoff, include_passive, tuple(molecules)))
+    restrained docking's filter stage share. ``pair_within`` (a file of one pair): the
+    solutions with a positive score whose two residues are within it of each other keep
+    instead, where any is (on 59 training TI-SINGLE dockings, 8 Å lost no acceptable first
+    model and lifted two into the top 5 / 10: benchmarks/notebook/performance.md, "one pair
+    in contact")."""
+    options = FilterOptions(fnat, cutoff, include_passive, tuple(molecules), pair_within)
+    check_filter_options(options)
     poses = np.array([r.pose for r in ranking]).reshape(-1, setup.layout.size)
     fractions = satisfaction(setup, poses, restraints, cutoff, include_passive, molecules)
     scores = np.array([r.score for r in ranking], dtype=np.float64)
     keeps = (
         (fractions >= fnat) & (scores > 0.0) if fnat is not None else np.zeros(len(ranking), bool)
     )
+    if pair_within is not None and knowledge_of(restraints).level == "one pair":
+        pairs = pair_distances(setup, poses, restraints)
+        close = (pairs <= pair_within) & (scores > 0.0)
+        if close.any():
+            return Filtered(ranking, fractions, close, pairs)
     return Filtered(ranking, fractions, keeps)

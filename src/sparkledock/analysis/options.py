@@ -38,17 +38,27 @@ class FilterOptions:
         help="passive restraint residues count too (default: active ones only, as LightDock)",
     )  # fmt: skip
     molecules: tuple[str, str] = ("all", "all")
+    #: a file of one receptor and one ligand residue (the level "one pair"): keep the
+    #: solutions in which the two are within this distance of each other, when any is
+    #: (:func:`~sparkledock.analysis.filter.pair_distances`); the fraction decides otherwise
+    pair_within: float | None = option(
+        None, "--pair-within", type=float, metavar="A",
+        help="with one receptor and one ligand restraint residue: keep the solutions with "
+        "the two within this distance (Å) of each other, when any is (dock: 8)",
+    )  # fmt: skip
 
 
 def check_filter_options(options: FilterOptions) -> None:
     """Refuse, before any work and in one line naming the option, a value of the wrong type,
-    a contact cutoff that is not a positive distance up to 100 Å, a kept fraction outside
-    0..1 (NaN included) or an unknown kind of atoms."""
+    a contact cutoff or pair distance that is not a positive distance up to 100 Å, a kept
+    fraction outside 0..1 (NaN included) or an unknown kind of atoms."""
     check_fields(options, "filter")
-    if not 0 < options.cutoff <= 100.0:
-        raise OptionError(
-            "cutoff", f"{{0}} must be a distance above 0 and up to 100 Å, got {options.cutoff}"
-        )
+    for name in ("cutoff", "pair_within"):
+        value = getattr(options, name)
+        if value is not None and not 0 < value <= 100.0:
+            raise OptionError(
+                name, f"{{0}} must be a distance above 0 and up to 100 Å, got {value}"
+            )
     if options.fnat is not None and not 0 <= options.fnat <= 1:
         raise OptionError("fnat", f"{{0}} must be a fraction from 0 to 1, got {options.fnat}")
     if len(options.molecules) != 2 or any(m not in MOLECULES for m in options.molecules):

@@ -26,7 +26,7 @@ from ..stages import (
     term_columns,
     top,
 )
-from .options import FILTER_FRACTION, DockOptions
+from .options import FILTER_FRACTION, DockOptions, pair_within
 from .sites import SITE_ORDER, SITES_FOLDER, SiteModel, site_count
 
 
@@ -117,17 +117,21 @@ def analyse(
     origins = {i: f"{SITES_FOLDER}/site_{m.site}" for i, m in enumerate(front)}
     fractions = None
     if docked_with is not None:
+        within = pair_within(options)
         with stage("filter", f"{FILTER_FRACTION:.0%} of the restraints") as info:
             judged = filter_ranking(
-                setup, ranking, docked_with, positive=False, fnat=FILTER_FRACTION
-            )
+                setup, ranking, docked_with, positive=False, fnat=FILTER_FRACTION,
+                pair_within=within,
+            )  # fmt: skip
             fractions = {
                 (r.swarm, r.glowworm): float(f)
                 for r, f in zip(ranking, judged.fractions, strict=True)
             }
             filtered = judged.kept
             write_ranking(folder.root / FILTERED_FILE, filtered)
-            info["summary"] = f"{len(filtered)} of {len(ranking)} solutions kept"
+            info["summary"] = f"{len(filtered)} of {len(ranking)} solutions kept" + (
+                f" (the given pair within {within:g} Å)" if judged.pairs is not None else ""
+            )
             if filtered:
                 ranking = filtered
             else:

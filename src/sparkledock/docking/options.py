@@ -22,6 +22,10 @@ from ..scoring import check_installed, get_scoring
 from ..seeds import DEFAULT_SEED, check_seed
 
 FILTER_FRACTION = DEFAULT_FILTER_FRACTION  # (what a restrained dock keeps; schema's default)
+#: With one receptor and one ligand residue (TI-SINGLE), the sparkledock protocol's filter
+#: keeps the solutions with the two within this distance (Å) of each other, where any is
+#: (chosen on training: benchmarks/notebook/performance.md, "one pair in contact").
+PAIR_WITHIN_A = 8.0
 
 #: The protocols ``dock`` runs: ``sparkledock`` (its own defaults, decided in
 #: :func:`with_defaults`) and ``lightdock`` (LightDock 0.9.4's: its swarm rule, exact search,
@@ -247,6 +251,12 @@ def check_ranking(options: DockOptions, restrained: bool) -> tuple[str, ...]:
     for function in functions:
         check_installed(get_scoring(function), "rank_method", method)
     return functions
+
+
+def pair_within(options: DockOptions) -> float | None:
+    """The distance within which a file of one pair's two residues keep a solution
+    (:data:`PAIR_WITHIN_A`; None under LightDock's protocol, whose filter is the fraction's)."""
+    return PAIR_WITHIN_A if options.protocol == "sparkledock" else None
 
 
 def engine_name(options: DockOptions) -> str:

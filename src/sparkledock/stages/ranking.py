@@ -211,8 +211,10 @@ def filter_ranking(
     receptor and the ligand count: all, protein or nucleic) and those satisfying at least
     ``fnat`` (:class:`~sparkledock.analysis.filter.Filtered`); ``restraints`` default: the
     docking's own. ``options``: :class:`~sparkledock.analysis.options.FilterOptions` fields
-    (``fnat``, default 0.4; ``cutoff``, default 5 Å; ``include_passive``; ``molecules``),
-    checked before any file is read."""
+    (``fnat``, default 0.4; ``cutoff``, default 5 Å; ``include_passive``; ``molecules``;
+    ``pair_within``: with one receptor and one ligand residue, the solutions with the two
+    within it of each other keep instead, where any is; ``dock``'s: 8 Å), checked before any
+    file is read."""
     from ..analysis.filter import filter_solutions
     from ..analysis.options import FilterOptions, check_filter_options
     from ..analysis.rank import read_ranking
@@ -236,5 +238,5 @@ def filter_ranking(
         solutions = [r for r in solutions if r.score > 0.0]
     return filter_solutions(
         loaded, list(solutions), restraints, chosen.fnat, chosen.cutoff,
-        chosen.include_passive, chosen.molecules,
+        chosen.include_passive, chosen.molecules, chosen.pair_within,
     )  # fmt: skip
