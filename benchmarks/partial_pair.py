@@ -90,12 +90,33 @@ def judge(pool: Path) -> dict:
     return out
 
 
+def by_method(pool: Path, method: str, d: float = 8.0) -> int | None:
+    """The pair-kept solutions (within ``d`` Å, a positive score; else the 40 % filter's)
+    ranked by ``method``: the first acceptable rank (cached in ``<pool>/pair_<method>.json``)."""
+    cache = pool / f"pair_{method}_{d}.json"
+    if cache.is_file():
+        return json.loads(cache.read_text())["first"]
+    dock = pool / "dock"
+    steps = int(json.loads((dock / "run.json").read_text())["options"]["steps"])
+    root = dock / "setup"
+    by_score = sparkledock.rank(root, steps)
+    kept = sparkledock.filter_ranking(root, by_score, positive=False, pair_within=d).kept
+    ranked = sparkledock.rank(root, steps, method=method, solutions=kept or by_score)
+    setup = load_setup(root)
+    reference = quality_reference(setup, inputs(TRAIN / pool.name)["reference"])
+    first = first_acceptable(setup, reference, ranked)
+    cache.write_text(json.dumps({"first": first}) + "\n")
+    return first
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("roots", type=Path, nargs="+")
     p.add_argument("--scenario", default="TI-SINGLE")
     p.add_argument("--complexes", nargs="*", help="only these")
     p.add_argument("--exclude", nargs="*", default=[], help="not these")
+    p.add_argument("--methods", nargs="*", default=[],
+                   help="also rank the pair-kept pool (8 Å) by these methods")  # fmt: skip
     args = p.parse_args(argv)
     pools = sorted(d.parent for r in args.roots for d in (r / args.scenario).glob("*/dock"))
     pools = [q for q in pools if q.name not in args.exclude]
@@ -122,6 +143,10 @@ def main(argv: list[str] | None = None) -> None:
     for d in DISTANCES:
         hits = tops([r[f"positive_{d}"] for r in chosen])
         print(f"| the pair within {d} Å, a positive score | {hits} |")
+    pairs = [q for q in pools if results.get(q.name, {}).get("pair")]
+    for method in args.methods:
+        hits = tops([by_method(q, method) for q in pairs])
+        print(f"| the pair within 8.0 Å (the package's filter), by {method} | {hits} |")
 
 
 if __name__ == "__main__":
