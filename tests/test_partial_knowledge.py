@@ -230,7 +230,7 @@ def _one_pair(tmp_path: Path) -> Path:
     return pair
 
 
-def test_one_pair_keeps_the_solutions_with_the_pair_in_contact(tmp_path):
+def test_one_pair_keeps_the_solutions_with_the_pair_in_contact(tmp_path, capsys):
     """A file of one pair: the filter keeps the solutions with a positive score whose two
     residues are within the distance asked, where any is (else the fraction's), the distance
     measured on the written models; dock uses 8 Å and records it; the stages by hand with
@@ -284,6 +284,18 @@ def test_one_pair_keeps_the_solutions_with_the_pair_in_contact(tmp_path):
     with open(out.folder / "ranking.csv", newline="") as handle:
         rows = [(int(r["swarm"]), int(r["glowworm"])) for r in csv.DictReader(handle)]
     assert [(r.swarm, r.glowworm) for r in ranked] == rows
+    # the command line, on a ranking file: the same kept solutions, and it says which rule
+    from sparkledock.analysis.rank import read_ranking, write_ranking
+    from sparkledock.cli import main
+
+    listed = tmp_path / "ranked" / "rank_by_scoring.list"
+    listed.parent.mkdir()
+    write_ranking(listed, by_score)
+    assert main(["filter", str(setup_dir), str(listed), str(_one_pair(tmp_path)),
+                 "--pair-within", "8"]) == 0  # fmt: skip
+    kept = read_ranking(listed.with_name("rank_filtered.list"))
+    assert [(r.swarm, r.glowworm) for r in kept] == [(r.swarm, r.glowworm) for r in judged.kept]
+    assert "solutions have the given pair within 8 Å" in capsys.readouterr().err
     # more than one residue on a side: the distance is not asked
     with pytest.raises(ValueError, match="one receptor and one ligand residue"):
         pair_distances(setup, poses[:1], read_restraints(example_dir() / "restraints.list"))

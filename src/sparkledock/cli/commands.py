@@ -153,9 +153,13 @@ def cmd_filter(args: argparse.Namespace) -> int:
     write_ranking(target, filtered.kept)
     for r, f in zip(filtered.ranking, filtered.fractions, strict=True):
         print(f"{SetupDir(Path()).model(r.swarm, r.glowworm)} {f:5.3f}")
+    rule = (
+        f"have the given pair within {args.pair_within:g} Å"
+        if filtered.pairs is not None
+        else f"satisfy at least {args.fnat:.0%} of the restraints"
+    )
     print(
-        f"sparkledock: {len(filtered.kept)} of {len(filtered.ranking)} solutions satisfy at "
-        f"least {args.fnat:.0%} of the restraints: {target}",
+        f"sparkledock: {len(filtered.kept)} of {len(filtered.ranking)} solutions {rule}: {target}",
         file=sys.stderr,
     )
     return 0
