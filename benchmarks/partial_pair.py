@@ -22,37 +22,67 @@ import argparse
 import csv
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 import sparkledock
 from dock_accuracy import inputs
 from partial_strict import first_acceptable, tops
-from sparkledock.analysis.models import complex_coordinates
+from sparkledock.analysis.filter import pair_distances
 from sparkledock.analysis.quality import quality_reference
 from sparkledock.engine.context import setup_restraints
 from sparkledock.io.lightdock import load_setup
+from sparkledock.molecule.restraints import knowledge_of
 
 TRAIN = Path(__file__).resolve().parents[2] / "shared" / "train"
 #: The contact distances tried (Å), the filter's cutoff first.
 DISTANCES = (5.0, 6.5, 8.0)
 
 
-def pair_distances(setup, restraints, ranking) -> np.ndarray | None:
-    """Per ranked solution, the closest atom pair (Å) between the one receptor residue and the
-    one ligand residue given; None when the file is not one pair."""
-    sides = [set(s.active) | set(s.passive) for s in (restraints.receptor, restraints.ligand)]
-    if [len(s) for s in sides] != [1, 1]:
-        return None
-    rec = np.isin(setup.receptor.atoms.residue_ids(), list(sides[0]))
-    lig = np.isin(setup.ligand.atoms.residue_ids(), list(sides[1]))
-    if not rec.any() or not lig.any():
-        raise ValueError(f"a pair residue is not in the setup: {sides}")
-    poses = np.array([r.pose for r in ranking]).reshape(len(ranking), setup.layout.size)
-    xyz = complex_coordinates(setup, poses, np.concatenate([rec, lig]))
-    a, b = xyz[:, : rec.sum()], xyz[:, rec.sum() :]
-    return np.sqrt(((a[:, :, None, :] - b[:, None, :, :]) ** 2).sum(-1)).min(axis=(1, 2))
+@dataclass(frozen=True)
+class Rebuilt:
+    """A kept docking's own ranking rebuilt with the public stage functions: its setup folder,
+    steps and method, its representatives by score, what the 40 % filter kept (all of them
+    where it keeps none), their ranking by the method (the docking's own: its first model
+    checked), the setup and the bound reference."""
+
+    root: Path
+    steps: int
+    method: str
+    by_score: list
+    kept: list
+    today: list
+    setup: Any
+    reference: Any
+
+    def ranked(self, solutions: list) -> list:
+        """``solutions`` ranked as the docking ranks what its filter keeps (none: today's)."""
+        if not solutions:
+            return self.today
+        return sparkledock.rank(self.root, self.steps, method=self.method, solutions=solutions)
+
+    def first(self, ranking: list) -> int | None:
+        return first_acceptable(self.setup, self.reference, ranking)
+
+
+def rebuild(pool: Path) -> Rebuilt:
+    """The kept docking ``pool/dock`` ranked again as ``dock`` ranked it."""
+    dock = pool / "dock"
+    record = json.loads((dock / "run.json").read_text())
+    steps, method = int(record["options"]["steps"]), record["options"]["rank_method"]
+    root = dock / "setup"
+    by_score = sparkledock.rank(root, steps)
+    kept = sparkledock.filter_ranking(root, by_score, positive=False).kept or by_score
+    today = sparkledock.rank(root, steps, method=method, solutions=kept)
+    with open(dock / "ranking.csv", newline="") as handle:
+        shipped = next(csv.DictReader(handle))  # (the docking's own first: the same)
+    assert (today[0].swarm, today[0].glowworm) == (int(shipped["swarm"]), int(shipped["glowworm"]))
+    setup = load_setup(root)
+    reference = quality_reference(setup, inputs(TRAIN / pool.name)["reference"])
+    return Rebuilt(root, steps, method, by_score, kept, today, setup, reference)
 
 
 def judge(pool: Path) -> dict:
@@ -60,32 +90,20 @@ def judge(pool: Path) -> dict:
     cache = pool / "pair.json"
     if cache.is_file():
         return json.loads(cache.read_text())
-    dock = pool / "dock"
-    record = json.loads((dock / "run.json").read_text())
-    steps, method = int(record["options"]["steps"]), record["options"]["rank_method"]
-    root = dock / "setup"
-    by_score = sparkledock.rank(root, steps)
-    judged = sparkledock.filter_ranking(root, by_score, positive=False)
-    kept = judged.kept or by_score
-    today = sparkledock.rank(root, steps, method=method, solutions=kept)
-    with open(dock / "ranking.csv", newline="") as handle:
-        shipped = next(csv.DictReader(handle))  # (the docking's own first: the same)
-    assert (today[0].swarm, today[0].glowworm) == (int(shipped["swarm"]), int(shipped["glowworm"]))
-    setup = load_setup(root)
-    distance = pair_distances(setup, setup_restraints(setup), by_score)
-    reference = quality_reference(setup, inputs(TRAIN / pool.name)["reference"])
-    out = {"pair": distance is not None, "kept": len(kept),
-           "today": first_acceptable(setup, reference, today)}  # fmt: skip
+    run = rebuild(pool)
+    restraints = setup_restraints(run.setup)
+    one_pair = knowledge_of(restraints).level == "one pair"
+    poses = np.array([r.pose for r in run.by_score])
+    distance = pair_distances(run.setup, poses, restraints) if one_pair else None
+    out = {"pair": one_pair, "kept": len(run.kept), "today": run.first(run.today)}
     for d in DISTANCES:
         close = [] if distance is None else [
-            r for r, x in zip(by_score, distance, strict=True) if x <= d
+            r for r, x in zip(run.by_score, distance, strict=True) if x <= d
         ]  # fmt: skip
         out[f"near_{d}"] = len(close)
-        variant = sparkledock.rank(root, steps, method=method, solutions=close) if close else today
-        out[f"pair_{d}"] = first_acceptable(setup, reference, variant)
+        out[f"pair_{d}"] = run.first(run.ranked(close))
         close = [r for r in close if r.score > 0.0]  # (as the filter keeps: a positive score)
-        variant = sparkledock.rank(root, steps, method=method, solutions=close) if close else today
-        out[f"positive_{d}"] = first_acceptable(setup, reference, variant)
+        out[f"positive_{d}"] = run.first(run.ranked(close))
     cache.write_text(json.dumps(out) + "\n")
     return out
 
@@ -96,15 +114,10 @@ def by_method(pool: Path, method: str, d: float = 8.0) -> int | None:
     cache = pool / f"pair_{method}_{d}.json"
     if cache.is_file():
         return json.loads(cache.read_text())["first"]
-    dock = pool / "dock"
-    steps = int(json.loads((dock / "run.json").read_text())["options"]["steps"])
-    root = dock / "setup"
-    by_score = sparkledock.rank(root, steps)
-    kept = sparkledock.filter_ranking(root, by_score, positive=False, pair_within=d).kept
-    ranked = sparkledock.rank(root, steps, method=method, solutions=kept or by_score)
-    setup = load_setup(root)
-    reference = quality_reference(setup, inputs(TRAIN / pool.name)["reference"])
-    first = first_acceptable(setup, reference, ranked)
+    run = rebuild(pool)
+    kept = sparkledock.filter_ranking(run.root, run.by_score, positive=False, pair_within=d).kept
+    ranked = sparkledock.rank(run.root, run.steps, method=method, solutions=kept or run.by_score)
+    first = run.first(ranked)
     cache.write_text(json.dumps({"first": first}) + "\n")
     return first
 

@@ -20,22 +20,17 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 from pathlib import Path
 
 import numpy as np
 
-import sparkledock
-from dock_accuracy import inputs
-from partial_strict import first_acceptable, tops
+from partial_pair import rebuild
+from partial_strict import tops
 from sparkledock.analysis.models import complex_coordinates
-from sparkledock.analysis.quality import quality_reference
 from sparkledock.engine.context import setup_restraints
-from sparkledock.io.lightdock import load_setup
 
-TRAIN = Path(__file__).resolve().parents[2] / "shared" / "train"
 #: A given pair is in contact within this distance (Å; one pair's, ``PAIR_WITHIN_A``).
 WITHIN = 8.0
 #: The least number of given pairs in contact tried.
@@ -75,29 +70,15 @@ def judge(pool: Path) -> dict:
     cache = pool / "pairs.json"
     if cache.is_file():
         return json.loads(cache.read_text())
-    dock = pool / "dock"
-    record = json.loads((dock / "run.json").read_text())
-    steps, method = int(record["options"]["steps"]), record["options"]["rank_method"]
-    root = dock / "setup"
-    by_score = sparkledock.rank(root, steps)
-    judged = sparkledock.filter_ranking(root, by_score, positive=False)
-    kept = judged.kept or by_score
-    today = sparkledock.rank(root, steps, method=method, solutions=kept)
-    with open(dock / "ranking.csv", newline="") as handle:
-        shipped = next(csv.DictReader(handle))  # (the docking's own first: the same)
-    assert (today[0].swarm, today[0].glowworm) == (int(shipped["swarm"]), int(shipped["glowworm"]))
-    setup = load_setup(root)
-    counts = close_pairs(setup, setup_restraints(setup), by_score)
-    reference = quality_reference(setup, inputs(TRAIN / pool.name)["reference"])
-    out = {"few": counts is not None, "kept": len(kept),
-           "today": first_acceptable(setup, reference, today)}  # fmt: skip
+    run = rebuild(pool)
+    counts = close_pairs(run.setup, setup_restraints(run.setup), run.by_score)
+    out = {"few": counts is not None, "kept": len(run.kept), "today": run.first(run.today)}
     for k in COUNTS:
         close = [] if counts is None else [
-            r for r, c in zip(by_score, counts, strict=True) if c >= k and r.score > 0.0
+            r for r, c in zip(run.by_score, counts, strict=True) if c >= k and r.score > 0.0
         ]  # fmt: skip
         out[f"close_{k}"] = len(close)
-        variant = sparkledock.rank(root, steps, method=method, solutions=close) if close else today
-        out[f"pairs_{k}"] = first_acceptable(setup, reference, variant)
+        out[f"pairs_{k}"] = run.first(run.ranked(close))
     cache.write_text(json.dumps(out) + "\n")
     return out
 
