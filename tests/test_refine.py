@@ -52,3 +52,32 @@ def test_missing_openmm_is_one_line(monkeypatch):
     with pytest.raises(SparkledockError) as error:
         require_openmm()
     assert "\n" not in str(error.value) and "sparkledock[refine]" in str(error.value)
+
+
+def test_dock_refines_its_top_models_into_their_ranking_rows(tmp_path):
+    """``dock(refine=True)``: each written model refined into ``refined/``, its row's clashes
+    before and after (counted again here on the files) and DockQ after (evaluated again
+    here); the rows beyond the models get empty cells."""
+    pytest.importorskip("openmm")
+    pytest.importorskip("pdbfixer")
+    import csv
+
+    import sparkledock
+    from sparkledock.cli import example_dir
+
+    example = example_dir()
+    reference = example / "2X9A_target.pdb"
+    sparkledock.dock(example / "2X9A_r_u.pdb", example / "2X9A_l_u.pdb", tmp_path / "out",
+                     restraints=example / "restraints.list", reference=reference, steps=5,
+                     glowworms=10, top=1, refine=True, quiet=True)  # fmt: skip
+    with open(tmp_path / "out" / "ranking.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    first, rest = rows[0], rows[1:]
+    assert first["model"] == "top_1.pdb" and first["refined_model"] == "refined/refined_top_1.pdb"
+    model = read_structure(tmp_path / "out" / "top_1.pdb")
+    refined = tmp_path / "out" / first["refined_model"]
+    assert int(first["clashes"]) == interface_clashes(model, {"B"})
+    assert int(first["clashes_refined"]) == interface_clashes(read_structure(refined), {"B"})
+    expected = sparkledock.evaluate(reference, refined).dockq
+    assert float(first["DockQ_refined"]) == pytest.approx(expected, abs=1e-4)
+    assert rest and all(r["refined_model"] == r["DockQ_refined"] == "" for r in rest)
