@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,7 @@ import numpy as np
 
 import sparkledock
 from dock_accuracy import inputs
-from partial_strict import first_acceptable, tops
+from partial_strict import first_acceptable, judge_each, kept_pools, tops
 from sparkledock.analysis.filter import pair_distances
 from sparkledock.analysis.quality import quality_reference
 from sparkledock.engine.context import setup_restraints
@@ -131,22 +130,15 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--methods", nargs="*", default=[],
                    help="also rank the pair-kept pool (8 Å) by these methods")  # fmt: skip
     args = p.parse_args(argv)
-    pools = sorted(d.parent for r in args.roots for d in (r / args.scenario).glob("*/dock"))
-    pools = [q for q in pools if q.name not in args.exclude]
-    if args.complexes:
-        pools = [q for q in pools if q.name in args.complexes]
-    results = {}
-    for pool in pools:
-        try:
-            results[pool.name] = judge(pool)
-        except Exception as error:  # (a research script: report, go on)
-            print(f"{pool}: {error}", file=sys.stderr)
-            continue
-        r = results[pool.name]
+    pools = kept_pools(args.roots, args.scenario, args.complexes, tuple(args.exclude))
+
+    def line(name: str, r: dict) -> str:
         near = ", ".join(f"{d}: {r[f'near_{d}']}" for d in DISTANCES)
         firsts = ", ".join(f"{d}: {r[f'pair_{d}']}" for d in DISTANCES)
-        print(f"{pool.name}: kept {r['kept']}, in contact ({near}); first acceptable today "
-              f"{r['today']}, pair ({firsts})", flush=True)  # fmt: skip
+        return (f"{name}: kept {r['kept']}, in contact ({near}); first acceptable today "
+                f"{r['today']}, pair ({firsts})")  # fmt: skip
+
+    results = judge_each(pools, judge, line)
     chosen = [r for r in results.values() if r["pair"]]
     print(f"\n{len(chosen)} {args.scenario} dockings of one pair\n")
     print("| ranking | top 1 / 5 / 10 |\n|---|---|")

@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 
 from partial_pair import rebuild
-from partial_strict import tops
+from partial_strict import judge_each, kept_pools, tops
 from sparkledock.analysis.models import complex_coordinates
 from sparkledock.engine.context import setup_restraints
 
@@ -89,21 +88,14 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--scenario", default="TI-RANDOM-25")
     p.add_argument("--complexes", nargs="*", help="only these")
     args = p.parse_args(argv)
-    pools = sorted(d.parent for r in args.roots for d in (r / args.scenario).glob("*/dock"))
-    if args.complexes:
-        pools = [q for q in pools if q.name in args.complexes]
-    results = {}
-    for pool in pools:
-        try:
-            results[pool.name] = judge(pool)
-        except Exception as error:  # (a research script: report, go on)
-            print(f"{pool}: {error}", file=sys.stderr)
-            continue
-        r = results[pool.name]
+
+    def line(name: str, r: dict) -> str:
         close = ", ".join(f"{k}: {r[f'close_{k}']}" for k in COUNTS)
         firsts = ", ".join(f"{k}: {r[f'pairs_{k}']}" for k in COUNTS)
-        print(f"{pool.name}: kept {r['kept']}, with k pairs in contact ({close}); first "
-              f"acceptable today {r['today']}, k pairs ({firsts})", flush=True)  # fmt: skip
+        return (f"{name}: kept {r['kept']}, with k pairs in contact ({close}); first "
+                f"acceptable today {r['today']}, k pairs ({firsts})")  # fmt: skip
+
+    results = judge_each(kept_pools(args.roots, args.scenario, args.complexes), judge, line)
     chosen = [r for r in results.values() if r["few"]]
     print(f"\n{len(chosen)} two-sided {args.scenario} dockings (not one pair)\n")
     print("| ranking | top 1 / 5 / 10 |\n|---|---|")

@@ -115,23 +115,41 @@ def tops(hits: list[int | None]) -> str:
     return " / ".join(str(sum(h is not None and h <= n for h in hits)) for n in (1, 5, 10))
 
 
+def kept_pools(
+    roots: list[Path], scenario: str, complexes: list[str] | None = None, exclude: tuple = ()
+) -> list[Path]:
+    """The kept dockings of ``scenario`` under ``roots`` (``<root>/<scenario>/<name>/dock``),
+    by name; only ``complexes`` when given, never ``exclude``."""
+    pools = sorted(d.parent for r in roots for d in (r / scenario).glob("*/dock"))
+    return [q for q in pools if q.name not in exclude and (not complexes or q.name in complexes)]
+
+
+def judge_each(pools: list[Path], judge, line) -> dict[str, dict]:
+    """Each pool's ``judge(pool)`` by name, a line per pool (``line(name, result)``) as it
+    comes; a pool that fails is reported and left out (a research script goes on)."""
+    results = {}
+    for pool in pools:
+        try:
+            results[pool.name] = judge(pool)
+        except Exception as error:
+            print(f"{pool}: {error}", file=sys.stderr)
+            continue
+        print(line(pool.name, results[pool.name]), flush=True)
+    return results
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("roots", type=Path, nargs="+")
     p.add_argument("--scenario", default="TI-RANDOM-25")
     args = p.parse_args(argv)
-    pools = sorted(d.parent for r in args.roots for d in (r / args.scenario).glob("*/dock"))
-    results = {}
-    for pool in pools:
-        try:
-            results[pool.name] = judge(pool)
-        except Exception as error:  # (a research script: report, go on)
-            print(f"{pool}: {error}", file=sys.stderr)
-            continue
-        r = results[pool.name]
+
+    def line(name: str, r: dict) -> str:
         said = f"kept {r['kept']}, all satisfied {r['strict']}"
         firsts = f"first acceptable today {r['today']}, strict {r['variant']}"
-        print(f"{pool.name}: few {r['few']}, {said}, {firsts}", flush=True)
+        return f"{name}: few {r['few']}, {said}, {firsts}"
+
+    results = judge_each(kept_pools(args.roots, args.scenario), judge, line)
     print(f"\n| {args.scenario} | dockings | today | all restraints satisfied |")
     print("|---|---|---|---|")
     for label, chosen in (
